@@ -1,0 +1,44 @@
+//! The bookshop MCP server over stdio.
+//!
+//! ```sh
+//! cargo run --release --example bookshop
+//! ```
+//!
+//! Then type (or pipe) one JSON-RPC message per line, or point an MCP client
+//! at the binary (`target/release/examples/bookshop`). Options:
+//! `--max-message BYTES` (input buffer, default 1 MiB) and
+//! `--max-response BYTES` (output buffer, default 256 KiB).
+
+mod shop;
+
+use picomcp::transport::{Stdio, serve};
+
+static SERVER: picomcp::Server<'static, shop::Shop> = shop::server();
+
+fn main() {
+    let mut max_message = 1 << 20;
+    let mut max_response = 256 << 10;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = args.next().and_then(|v| v.parse::<usize>().ok());
+        match (arg.as_str(), value) {
+            ("--max-message", Some(n)) if n >= 64 => max_message = n,
+            ("--max-response", Some(n)) if n >= 256 => max_response = n,
+            _ => {
+                eprintln!("usage: bookshop [--max-message BYTES (>= 64)] [--max-response BYTES (>= 256)]");
+                std::process::exit(2);
+            }
+        }
+    }
+    // The only allocations: the two buffers, once, before serving.
+    let mut input = vec![0u8; max_message];
+    let mut output = vec![0u8; max_response];
+    match serve(&SERVER, &mut Stdio::new(), &mut input, &mut output) {
+        Ok(()) => {}
+        Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("bookshop: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The bookshop of DESIGN.md: the handlers, shared by the stdio example and
+//! the firmware. `#![no_std]`-clean: no allocation, no std.
+
+use picomcp::resource::{Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate, TemplateDescriptor};
+use picomcp::schema::{Property, Schema};
+use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolFailure, ToolOutcome};
+use picomcp::{INVALID_PARAMS, ProtocolError, ResourceNotFound, Server, ServerInfo, ToolError};
+
+/// The bookshop's state: its catalog.
+pub struct Shop {
+    /// `(title, author)` in catalog order.
+    pub catalog: &'static [(&'static str, &'static str)],
+}
+
+/// Dune and Neuromancer.
+pub const CATALOG: &[(&str, &str)] = &[("Dune", "Frank Herbert"), ("Neuromancer", "William Gibson")];
+
+impl Shop {
+    fn author(&self, title: &str) -> Option<&'static str> {
+        self.catalog.iter().find(|(t, _)| *t == title).map(|(_, a)| *a)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct TitleArgs<'a> {
+    title: &'a str,
+}
+
+#[derive(serde::Deserialize)]
+struct TopArgs {
+    n: usize,
+}
+
+const TITLE_ARGS: Schema = Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]);
+const AUTHOR_OUTPUT: Schema = Schema::object(&[Property::new("result", Schema::string())]).required(&["result"]);
+const TOP_ARGS: Schema =
+    Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))]).required(&["n"]);
+const TITLE: Schema = Schema::string();
+const TOP_OUTPUT: Schema = Schema::object(&[Property::new("result", Schema::array(&TITLE))]).required(&["result"]);
+
+fn not_found(title: &str) -> ToolError<'static> {
+    ToolError::format(format_args!("No book titled '{title}' in the catalog."))
+}
+
+fn get_author<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let TitleArgs { title } = args.parse()?;
+    let author = shop.author(title).ok_or_else(|| not_found(title))?;
+    let mut content = reply.content();
+    content.text(author);
+    content.finish_structured(|v| {
+        v.object().str("result", author);
+    })
+}
+
+fn get_author_strict<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let TitleArgs { title } = args.parse()?;
+    let Some(author) = shop.author(title) else {
+        // Deliberately the protocol channel: the host, not the model, sees it.
+        return Err(ToolFailure::protocol(ProtocolError::format(
+            INVALID_PARAMS,
+            format_args!("No book titled '{title}' in the catalog."),
+        )));
+    };
+    let mut content = reply.content();
+    content.text(author);
+    content.finish_structured(|v| {
+        v.object().str("result", author);
+    })
+}
+
+fn top<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let TopArgs { n } = args.parse()?;
+    let titles = shop.catalog.iter().take(n).map(|(t, _)| *t);
+    let mut content = reply.content();
+    for t in titles.clone() {
+        content.text(t);
+    }
+    content.finish_structured(|v| {
+        let mut o = v.object();
+        let mut list = o.array("result");
+        for t in titles {
+            list.str(t);
+        }
+    })
+}
+
+fn book<'a>(shop: &'a Shop, req: ReadRequest<'a>, mut contents: Contents<'_>) -> ResourceOutcome<'a> {
+    let title = req.var("title").ok_or(ResourceNotFound::new("missing title"))?;
+    let Some((t, author)) = shop.catalog.iter().find(|(t, _)| title.eq_str(t)) else {
+        return Err(ResourceNotFound::format(format_args!("No book titled '{title}' in the catalog.")).into());
+    };
+    contents.text_fmt(req.uri(), Some("text/plain"), format_args!("{t} by {author}"));
+    contents.finish()
+}
+
+fn catalog<'a>(shop: &'a Shop, req: ReadRequest<'a>, mut contents: Contents<'_>) -> ResourceOutcome<'a> {
+    contents.json(req.uri(), Some("application/json"), |v| {
+        let mut list = v.array();
+        for (t, _) in shop.catalog {
+            list.str(t);
+        }
+    });
+    contents.finish()
+}
+
+/// The tools, in listing order.
+pub const TOOLS: &[Tool<Shop>] = &[
+    Tool::new(
+        ToolDescriptor::new("get_author", &TITLE_ARGS)
+            .description("Look up the author of a book in the catalog.")
+            .output_schema(&AUTHOR_OUTPUT),
+        get_author,
+    ),
+    Tool::new(
+        ToolDescriptor::new("get_author_strict", &TITLE_ARGS)
+            .description("Look up the author of a book in the catalog; an unknown title is a protocol error.")
+            .output_schema(&AUTHOR_OUTPUT),
+        get_author_strict,
+    ),
+    Tool::new(
+        ToolDescriptor::new("top", &TOP_ARGS).description("Top n books.").output_schema(&TOP_OUTPUT),
+        top,
+    ),
+];
+
+/// The fixed resources.
+pub const RESOURCES: &[Resource<Shop>] = &[Resource::new(
+    ResourceDescriptor::new("books://catalog", "catalog")
+        .description("All titles in the catalog, as a JSON array.")
+        .mime_type("application/json"),
+    catalog,
+)];
+
+/// The URI templates.
+pub const TEMPLATES: &[ResourceTemplate<Shop>] = &[ResourceTemplate::new(
+    TemplateDescriptor::new("books://{title}", "book")
+        .description("The catalog entry for one book.")
+        .mime_type("text/plain"),
+    book,
+)];
+
+/// The bookshop server.
+pub const fn server() -> Server<'static, Shop> {
+    Server::new(ServerInfo::new("Bookshop", env!("CARGO_PKG_VERSION")), Shop { catalog: CATALOG })
+        .instructions("A small bookshop: look up authors with get_author, list titles with top, read books://{title}.")
+        .tools(TOOLS)
+        .resources(RESOURCES)
+        .templates(TEMPLATES)
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Interop test: the official MCP Python SDK client (mcp==2.3.0) drives a bookshop
+# server over stdio (tests/interop/test_bookshop.py).
+#
+# Usage, from the repo root:
+#   scripts/interop.sh                                   # target/release/examples/bookshop
+#   scripts/interop.sh target/release/examples/bookshop --page-size 2
+#   scripts/interop.sh target/interop-venv/bin/python /work/shared/mcp/vectors/bookshop.py
+#
+# The server command is given as this script's arguments (one argv word each).
+# The venv lives at ${PICOMCP_VENV:-target/interop-venv} and is created on first use.
+# Exit status: that of the test (0 all passed, 1 some failed, 2 usage, 3 watchdog).
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+
+venv="${PICOMCP_VENV:-target/interop-venv}"
+requirements="tests/interop/requirements.txt"
+
+if [ ! -x "$venv/bin/python" ]; then
+    echo "interop: creating venv $venv"
+    python3 -m venv "$venv"
+fi
+echo "interop: installing $requirements into $venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+
+if [ "$#" -eq 0 ]; then
+    set -- target/release/examples/bookshop
+    if [ ! -x target/release/examples/bookshop ]; then
+        echo "interop: warning: target/release/examples/bookshop not found (build the example first: cargo build --release --example bookshop)" >&2
+    fi
+fi
+
+echo "interop: running tests/interop/test_bookshop.py against: $*"
+exec "$venv/bin/python" tests/interop/test_bookshop.py -- "$@"

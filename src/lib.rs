@@ -1,0 +1,85 @@
+//! picomcp: the protocol core of a Model Context Protocol (MCP) server with no
+//! heap, no std and no async runtime.
+//!
+//! The same code serves tools, resources and prompts to an AI model from a
+//! microcontroller's UART, from a desktop stdio process, or from inside an HTTP
+//! server. The caller owns every byte: an input buffer bounds one message, an
+//! output buffer bounds one answer, and nothing grows.
+//!
+//! # Layers
+//!
+//! | layer | module | job |
+//! |---|---|---|
+//! | transport | [`transport`] | move bytes (`embedded-io`; stdio under `std`) |
+//! | framing | [`wire::frame`] | newline frames in a fixed buffer: Partial / Complete / Overflow |
+//! | JSON | [`wire::json`] | one validating, depth-bounded pass; borrowed views; in-place unescaping |
+//! | envelope | [`wire::envelope`] | JSON-RPC request / notification / response; ids kept verbatim |
+//! | MCP | [`mcp`] | versions, the per-version field table, method names, server identity |
+//! | schema | [`schema`] | JSON Schema subset as `const` data: emitted and checked |
+//! | handlers | [`tool`], [`resource`] | your code: descriptors, handler functions, reply writers |
+//! | server | [`server`] | lifecycle type-state, dispatch, capability negotiation |
+//! | emit | [`wire::emit`] | JSON written once, front to back, into the output buffer |
+//!
+//! # Drive loop
+//!
+//! ```
+//! use picomcp::{Connection, Server, ServerInfo};
+//!
+//! static SERVER: Server<'static, ()> = Server::new(ServerInfo::new("demo", "1.0.0"), ());
+//!
+//! let mut conn = Connection::new();
+//! let mut out = [0u8; 512];
+//! let mut line = *br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+//! let n = SERVER.handle(&mut conn, &mut line, &mut out);
+//! assert_eq!(
+//!     core::str::from_utf8(&out[..n]).unwrap(),
+//!     "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"demo\",\"version\":\"1.0.0\"}}}\n"
+//! );
+//! ```
+//!
+//! Feed it lines with [`wire::frame::LineFramer`], or let
+//! [`transport::serve`] do the whole loop over any `embedded-io` stream.
+//!
+//! # Tool errors and protocol errors
+//!
+//! A tool handler returns a [`tool::ToolOutcome`]: success, a [`ToolError`]
+//! (`isError: true`, the model reads it) or a [`ProtocolError`] (a JSON-RPC
+//! error for the host). `?` only ever produces a `ToolError`; picking the
+//! protocol channel takes [`tool::ToolFailure::protocol`]. Arguments are
+//! checked against the tool's input schema before the handler runs.
+//!
+//! # Non-features
+//!
+//! No dynamic JSON value type, no allocation, no threads, no clocks, no
+//! server-to-client requests in this version. Descriptors are static data.
+//!
+//! # Features
+//!
+//! * `std`: the [`transport::Stdio`] adapter and `std` error glue.
+//! * `defmt` / `log` (mutually exclusive): internal logging; `defmt::Format`
+//!   on public types under `defmt`.
+//!
+//! MSRV: Rust 1.88.
+
+#![cfg_attr(not(any(test, feature = "std")), no_std)]
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(clippy::exhaustive_enums)]
+
+mod log;
+
+pub mod error;
+pub mod mcp;
+pub mod resource;
+pub mod schema;
+pub mod server;
+pub mod tool;
+pub mod transport;
+pub mod wire;
+
+pub use error::{
+    ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+    ProtocolError, ResourceNotFound, ToolError,
+};
+pub use mcp::{ProtocolVersion, ServerInfo};
+pub use server::{Connection, Server};

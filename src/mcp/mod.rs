@@ -1,0 +1,236 @@
+//! MCP vocabulary: versions, method names, server identity, icons.
+
+mod version;
+
+pub use version::{Era, Fields, ProtocolVersion};
+
+use crate::wire::emit::Writer;
+use crate::wire::json::JsonStr;
+
+/// A method this server knows, with an `Unknown` fallback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Method {
+    /// `initialize`
+    Initialize,
+    /// `ping`
+    Ping,
+    /// `tools/list`
+    ToolsList,
+    /// `tools/call`
+    ToolsCall,
+    /// `resources/list`
+    ResourcesList,
+    /// `resources/templates/list`
+    ResourceTemplatesList,
+    /// `resources/read`
+    ResourcesRead,
+    /// `notifications/initialized`
+    Initialized,
+    /// `notifications/cancelled`
+    Cancelled,
+    /// Anything else.
+    Unknown,
+}
+
+impl Method {
+    const TABLE: [(Method, &'static str); 9] = [
+        (Method::Initialize, "initialize"),
+        (Method::Ping, "ping"),
+        (Method::ToolsList, "tools/list"),
+        (Method::ToolsCall, "tools/call"),
+        (Method::ResourcesList, "resources/list"),
+        (Method::ResourceTemplatesList, "resources/templates/list"),
+        (Method::ResourcesRead, "resources/read"),
+        (Method::Initialized, "notifications/initialized"),
+        (Method::Cancelled, "notifications/cancelled"),
+    ];
+
+    /// Look a (possibly escaped) method name up.
+    pub fn from_json(name: JsonStr<'_>) -> Method {
+        Self::TABLE
+            .iter()
+            .find(|(_, s)| name.eq_str(s))
+            .map_or(Method::Unknown, |(m, _)| *m)
+    }
+
+    /// The wire name (`""` for `Unknown`).
+    pub fn as_str(self) -> &'static str {
+        Self::TABLE
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map_or("", |(_, s)| s)
+    }
+}
+
+/// Icon theme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Theme {
+    /// For light backgrounds.
+    Light,
+    /// For dark backgrounds.
+    Dark,
+}
+
+/// An icon (MCP 2025-11-25), on tools, resources, prompts and the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct Icon<'s> {
+    /// URI of the image (`https:` or `data:`).
+    pub src: &'s str,
+    /// MIME type.
+    pub mime_type: Option<&'s str>,
+    /// Sizes such as `"48x48"` or `"any"`.
+    pub sizes: &'s [&'s str],
+    /// Theme the icon is for.
+    pub theme: Option<Theme>,
+}
+
+impl<'s> Icon<'s> {
+    /// An icon with only a `src`.
+    pub const fn new(src: &'s str) -> Self {
+        Self {
+            src,
+            mime_type: None,
+            sizes: &[],
+            theme: None,
+        }
+    }
+
+    /// Set the MIME type.
+    pub const fn mime_type(mut self, mime: &'s str) -> Self {
+        self.mime_type = Some(mime);
+        self
+    }
+
+    /// Set the sizes.
+    pub const fn sizes(mut self, sizes: &'s [&'s str]) -> Self {
+        self.sizes = sizes;
+        self
+    }
+
+    /// Set the theme.
+    pub const fn theme(mut self, theme: Theme) -> Self {
+        self.theme = Some(theme);
+        self
+    }
+}
+
+/// Write `,"icons":[...]` when the version has icons and there are any.
+pub(crate) fn write_icons(w: &mut Writer<'_>, icons: &[Icon<'_>], fields: Fields) {
+    if !fields.icons || icons.is_empty() {
+        return;
+    }
+    w.raw(b",\"icons\":[");
+    for (i, icon) in icons.iter().enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        let mut o = w.value().object();
+        o.str("src", icon.src);
+        if let Some(m) = icon.mime_type {
+            o.str("mimeType", m);
+        }
+        if !icon.sizes.is_empty() {
+            let mut a = o.array("sizes");
+            for s in icon.sizes {
+                a.str(s);
+            }
+        }
+        if let Some(t) = icon.theme {
+            o.str(
+                "theme",
+                match t {
+                    Theme::Light => "light",
+                    Theme::Dark => "dark",
+                },
+            );
+        }
+    }
+    w.raw(b"]");
+}
+
+/// The server's identity (`serverInfo`, an MCP `Implementation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ServerInfo<'s> {
+    /// Programmatic name.
+    pub name: &'s str,
+    /// Version string.
+    pub version: &'s str,
+    /// Display name (2025-06-18+).
+    pub title: Option<&'s str>,
+    /// Description (2025-11-25+).
+    pub description: Option<&'s str>,
+    /// Website (2025-11-25+).
+    pub website_url: Option<&'s str>,
+    /// Icons (2025-11-25+).
+    pub icons: &'s [Icon<'s>],
+}
+
+impl<'s> ServerInfo<'s> {
+    /// Name and version.
+    pub const fn new(name: &'s str, version: &'s str) -> Self {
+        Self {
+            name,
+            version,
+            title: None,
+            description: None,
+            website_url: None,
+            icons: &[],
+        }
+    }
+
+    /// Set the display title.
+    pub const fn title(mut self, title: &'s str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// Set the description.
+    pub const fn description(mut self, description: &'s str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// Set the website.
+    pub const fn website_url(mut self, url: &'s str) -> Self {
+        self.website_url = Some(url);
+        self
+    }
+
+    /// Set the icons.
+    pub const fn icons(mut self, icons: &'s [Icon<'s>]) -> Self {
+        self.icons = icons;
+        self
+    }
+
+    /// Write the `Implementation` object shaped for a version.
+    pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
+        w.raw(b"{\"name\":");
+        w.string(self.name);
+        w.raw(b",\"version\":");
+        w.string(self.version);
+        if let (true, Some(t)) = (fields.title, self.title) {
+            w.raw(b",\"title\":");
+            w.string(t);
+        }
+        if fields.implementation_description {
+            if let Some(d) = self.description {
+                w.raw(b",\"description\":");
+                w.string(d);
+            }
+            if let Some(u) = self.website_url {
+                w.raw(b",\"websiteUrl\":");
+                w.string(u);
+            }
+        }
+        write_icons(w, self.icons, fields);
+        w.raw(b"}");
+    }
+}

@@ -1,0 +1,988 @@
+//! JSON Schema subset as `const` data: emitted for `tools/list`, checked
+//! against raw arguments without allocating.
+//!
+//! A [`Schema`] is plain data built with `const fn`s, so a tool's schema lives
+//! in flash:
+//!
+//! ```
+//! use picomcp::schema::{Property, Schema};
+//!
+//! const TOP_ARGS: Schema = Schema::object(&[Property::new(
+//!     "n",
+//!     Schema::integer().minimum(0).maximum(50),
+//! )])
+//! .required(&["n"]);
+//!
+//! let mut buf = [0u8; 128];
+//! let mut w = picomcp::wire::emit::Writer::new(&mut buf);
+//! TOP_ARGS.write(&mut w);
+//! let n = w.finish().unwrap();
+//! assert_eq!(
+//!     &buf[..n],
+//!     br#"{"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":50}},"required":["n"]}"#
+//! );
+//! ```
+//!
+//! Supported keywords: `type` (one type or a union such as
+//! `["string","null"]`), `properties`, `required`, `additionalProperties`
+//! (boolean), `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`,
+//! `exclusiveMaximum`, `multipleOf` (integers), `minLength`/`maxLength`
+//! (counted in Unicode characters), `items`, `minItems`/`maxItems`; `title`,
+//! `description` and `default` are emitted only. Checking never coerces: `"3"`
+//! is not an integer; `1.0` is (as JSON Schema says). A declared property that
+//! appears twice in one object is rejected, so the check and the handler can
+//! never see different values.
+
+use core::fmt;
+
+use crate::wire::emit::Writer;
+use crate::wire::json::{JsonStr, Kind, Value};
+
+/// A set of JSON Schema types (`type` keyword). Empty means "any type".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Types(u8);
+
+impl Types {
+    /// No `type` keyword: any value.
+    pub const ANY: Types = Types(0);
+    /// `null`.
+    pub const NULL: Types = Types(1);
+    /// `boolean`.
+    pub const BOOLEAN: Types = Types(2);
+    /// `integer` (a number with an integral value).
+    pub const INTEGER: Types = Types(4);
+    /// `number`.
+    pub const NUMBER: Types = Types(8);
+    /// `string`.
+    pub const STRING: Types = Types(16);
+    /// `array`.
+    pub const ARRAY: Types = Types(32);
+    /// `object`.
+    pub const OBJECT: Types = Types(64);
+
+    const NAMES: [(Types, &'static str); 7] = [
+        (Self::STRING, "string"),
+        (Self::INTEGER, "integer"),
+        (Self::NUMBER, "number"),
+        (Self::BOOLEAN, "boolean"),
+        (Self::OBJECT, "object"),
+        (Self::ARRAY, "array"),
+        (Self::NULL, "null"),
+    ];
+
+    /// The union of two sets.
+    pub const fn or(self, other: Types) -> Types {
+        Types(self.0 | other.0)
+    }
+
+    /// Whether every type in `other` is in `self`.
+    pub const fn contains(self, other: Types) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    fn accepts(self, v: &Value<'_>) -> bool {
+        if self.0 == 0 {
+            return true;
+        }
+        match v.kind() {
+            Kind::Null => self.contains(Self::NULL),
+            Kind::Bool => self.contains(Self::BOOLEAN),
+            Kind::String => self.contains(Self::STRING),
+            Kind::Array => self.contains(Self::ARRAY),
+            Kind::Object => self.contains(Self::OBJECT),
+            Kind::Number => {
+                self.contains(Self::NUMBER)
+                    || (self.contains(Self::INTEGER)
+                        && v.as_number().is_some_and(|n| n.is_integral()))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Types {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (t, name) in Self::NAMES {
+            if self.contains(t) {
+                if !first {
+                    f.write_str(" or ")?;
+                }
+                first = false;
+                f.write_str(name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A numeric bound, kept as written so `50` is emitted as `50`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Bound {
+    /// An integer bound.
+    Int(i64),
+    /// A fractional bound.
+    Float(f64),
+}
+
+impl Bound {
+    fn write(self, w: &mut Writer<'_>) {
+        match self {
+            Bound::Int(i) => w.i64(i),
+            Bound::Float(x) => w.f64(x),
+        }
+    }
+
+    /// `value` compared with the bound: `Less`, `Equal` or `Greater`
+    /// (`None` when the value is not a number).
+    fn cmp_value(self, v: &Value<'_>) -> Option<core::cmp::Ordering> {
+        let n = v.as_number()?;
+        match (self, n.as_i64()) {
+            (Bound::Int(b), Some(i)) => Some(i.cmp(&b)),
+            (Bound::Int(b), None) => n.as_f64().partial_cmp(&(b as f64)),
+            (Bound::Float(b), _) => n.as_f64().partial_cmp(&b),
+        }
+    }
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Int(i) => write!(f, "{i}"),
+            Bound::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// A JSON literal for `enum` and `const`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Literal<'s> {
+    /// `null`.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Str(&'s str),
+}
+
+impl Literal<'_> {
+    fn write(self, w: &mut Writer<'_>) {
+        match self {
+            Literal::Null => w.null(),
+            Literal::Bool(b) => w.bool(b),
+            Literal::Int(i) => w.i64(i),
+            Literal::Str(s) => w.string(s),
+        }
+    }
+
+    fn matches(self, v: &Value<'_>) -> bool {
+        match self {
+            Literal::Null => v.is_null(),
+            Literal::Bool(b) => v.as_bool() == Some(b),
+            Literal::Int(i) => v.as_number().and_then(|n| n.as_i64()) == Some(i),
+            Literal::Str(s) => v.as_str().is_some_and(|j| j.eq_str(s)),
+        }
+    }
+}
+
+impl fmt::Display for Literal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Null => f.write_str("null"),
+            Literal::Bool(b) => write!(f, "{b}"),
+            Literal::Int(i) => write!(f, "{i}"),
+            Literal::Str(s) => write!(f, "\"{s}\""),
+        }
+    }
+}
+
+/// One entry of `properties`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Property<'s> {
+    /// The property name.
+    pub name: &'s str,
+    /// Its schema.
+    pub schema: Schema<'s>,
+}
+
+impl<'s> Property<'s> {
+    /// A property.
+    pub const fn new(name: &'s str, schema: Schema<'s>) -> Self {
+        Self { name, schema }
+    }
+}
+
+/// A JSON Schema (the supported subset), as `const` data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct Schema<'s> {
+    /// `type`.
+    pub types: Types,
+    /// `title` (emitted only).
+    pub title: Option<&'s str>,
+    /// `description` (emitted only).
+    pub description: Option<&'s str>,
+    /// `properties`, in emission order.
+    pub properties: &'s [Property<'s>],
+    /// `required`.
+    pub required: &'s [&'s str],
+    /// `additionalProperties` (absent: allowed).
+    pub additional_properties: Option<bool>,
+    /// `enum` (empty: absent).
+    pub enum_values: &'s [Literal<'s>],
+    /// `const`.
+    pub const_value: Option<Literal<'s>>,
+    /// `minimum`.
+    pub minimum: Option<Bound>,
+    /// `maximum`.
+    pub maximum: Option<Bound>,
+    /// `exclusiveMinimum`.
+    pub exclusive_minimum: Option<Bound>,
+    /// `exclusiveMaximum`.
+    pub exclusive_maximum: Option<Bound>,
+    /// `multipleOf`, for integers.
+    pub multiple_of: Option<u64>,
+    /// `minLength`, in characters.
+    pub min_length: Option<u32>,
+    /// `maxLength`, in characters.
+    pub max_length: Option<u32>,
+    /// `items`.
+    pub items: Option<&'s Schema<'s>>,
+    /// `minItems`.
+    pub min_items: Option<u32>,
+    /// `maxItems`.
+    pub max_items: Option<u32>,
+    /// `default`, as raw JSON text (emitted only).
+    pub default: Option<&'s str>,
+}
+
+/// How deep a schema may nest before the checker gives up (guards
+/// self-referencing `static` schemas; the JSON scanner bounds input depth).
+pub const MAX_SCHEMA_DEPTH: usize = 32;
+
+impl<'s> Schema<'s> {
+    /// `{}`: accepts anything.
+    pub const ANY: Schema<'static> = Schema {
+        types: Types::ANY,
+        title: None,
+        description: None,
+        properties: &[],
+        required: &[],
+        additional_properties: None,
+        enum_values: &[],
+        const_value: None,
+        minimum: None,
+        maximum: None,
+        exclusive_minimum: None,
+        exclusive_maximum: None,
+        multiple_of: None,
+        min_length: None,
+        max_length: None,
+        items: None,
+        min_items: None,
+        max_items: None,
+        default: None,
+    };
+
+    /// A schema of the given type(s).
+    pub const fn of(types: Types) -> Self {
+        Schema { types, ..Schema::ANY }
+    }
+
+    /// `{"type":"object","properties":{...}}`.
+    pub const fn object(properties: &'s [Property<'s>]) -> Self {
+        Schema {
+            types: Types::OBJECT,
+            properties,
+            ..Schema::ANY
+        }
+    }
+
+    /// `{"type":"string"}`.
+    pub const fn string() -> Self {
+        Self::of(Types::STRING)
+    }
+
+    /// `{"type":"integer"}`.
+    pub const fn integer() -> Self {
+        Self::of(Types::INTEGER)
+    }
+
+    /// `{"type":"number"}`.
+    pub const fn number() -> Self {
+        Self::of(Types::NUMBER)
+    }
+
+    /// `{"type":"boolean"}`.
+    pub const fn boolean() -> Self {
+        Self::of(Types::BOOLEAN)
+    }
+
+    /// `{"type":"null"}`.
+    pub const fn null() -> Self {
+        Self::of(Types::NULL)
+    }
+
+    /// `{"type":"array","items":...}`.
+    pub const fn array(items: &'s Schema<'s>) -> Self {
+        Schema {
+            types: Types::ARRAY,
+            items: Some(items),
+            ..Schema::ANY
+        }
+    }
+
+    /// Add `null` to the accepted types (`["string","null"]`).
+    pub const fn nullable(mut self) -> Self {
+        self.types = self.types.or(Types::NULL);
+        self
+    }
+
+    /// Set `title`.
+    pub const fn title(mut self, title: &'s str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// Set `description`.
+    pub const fn description(mut self, description: &'s str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// Set `required`.
+    pub const fn required(mut self, names: &'s [&'s str]) -> Self {
+        self.required = names;
+        self
+    }
+
+    /// Set `additionalProperties`.
+    pub const fn additional_properties(mut self, allowed: bool) -> Self {
+        self.additional_properties = Some(allowed);
+        self
+    }
+
+    /// Set `enum`.
+    pub const fn enum_values(mut self, values: &'s [Literal<'s>]) -> Self {
+        self.enum_values = values;
+        self
+    }
+
+    /// Set `const`.
+    pub const fn const_value(mut self, value: Literal<'s>) -> Self {
+        self.const_value = Some(value);
+        self
+    }
+
+    /// Set an integer `minimum`.
+    pub const fn minimum(mut self, n: i64) -> Self {
+        self.minimum = Some(Bound::Int(n));
+        self
+    }
+
+    /// Set an integer `maximum`.
+    pub const fn maximum(mut self, n: i64) -> Self {
+        self.maximum = Some(Bound::Int(n));
+        self
+    }
+
+    /// Set a fractional `minimum`.
+    pub const fn minimum_f64(mut self, x: f64) -> Self {
+        self.minimum = Some(Bound::Float(x));
+        self
+    }
+
+    /// Set a fractional `maximum`.
+    pub const fn maximum_f64(mut self, x: f64) -> Self {
+        self.maximum = Some(Bound::Float(x));
+        self
+    }
+
+    /// Set `exclusiveMinimum`.
+    pub const fn exclusive_minimum(mut self, bound: Bound) -> Self {
+        self.exclusive_minimum = Some(bound);
+        self
+    }
+
+    /// Set `exclusiveMaximum`.
+    pub const fn exclusive_maximum(mut self, bound: Bound) -> Self {
+        self.exclusive_maximum = Some(bound);
+        self
+    }
+
+    /// Set `multipleOf` (integers).
+    pub const fn multiple_of(mut self, n: u64) -> Self {
+        self.multiple_of = Some(n);
+        self
+    }
+
+    /// Set `minLength` (characters).
+    pub const fn min_length(mut self, n: u32) -> Self {
+        self.min_length = Some(n);
+        self
+    }
+
+    /// Set `maxLength` (characters).
+    pub const fn max_length(mut self, n: u32) -> Self {
+        self.max_length = Some(n);
+        self
+    }
+
+    /// Set `minItems`.
+    pub const fn min_items(mut self, n: u32) -> Self {
+        self.min_items = Some(n);
+        self
+    }
+
+    /// Set `maxItems`.
+    pub const fn max_items(mut self, n: u32) -> Self {
+        self.max_items = Some(n);
+        self
+    }
+
+    /// Set `default` (raw JSON text, emitted only).
+    pub const fn default_json(mut self, json: &'s str) -> Self {
+        self.default = Some(json);
+        self
+    }
+
+    /// Write the schema as JSON.
+    pub fn write(&self, w: &mut Writer<'_>) {
+        w.raw(b"{");
+        let mut first = true;
+        let mut key = |w: &mut Writer<'_>, k: &str| {
+            if !first {
+                w.raw(b",");
+            }
+            first = false;
+            w.string(k);
+            w.raw(b":");
+        };
+        if self.types.count() == 1 {
+            key(w, "type");
+            for (t, name) in Types::NAMES {
+                if self.types.contains(t) {
+                    w.string(name);
+                }
+            }
+        } else if self.types.count() > 1 {
+            key(w, "type");
+            w.raw(b"[");
+            let mut first_t = true;
+            for (t, name) in Types::NAMES {
+                if self.types.contains(t) {
+                    if !first_t {
+                        w.raw(b",");
+                    }
+                    first_t = false;
+                    w.string(name);
+                }
+            }
+            w.raw(b"]");
+        }
+        if let Some(t) = self.title {
+            key(w, "title");
+            w.string(t);
+        }
+        if let Some(d) = self.description {
+            key(w, "description");
+            w.string(d);
+        }
+        // An object schema always lists its properties (MCP clients expect
+        // `properties` on every `inputSchema`, even when empty).
+        if !self.properties.is_empty() || self.types == Types::OBJECT {
+            key(w, "properties");
+            w.raw(b"{");
+            for (i, p) in self.properties.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                w.string(p.name);
+                w.raw(b":");
+                p.schema.write(w);
+            }
+            w.raw(b"}");
+        }
+        if !self.required.is_empty() {
+            key(w, "required");
+            w.raw(b"[");
+            for (i, r) in self.required.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                w.string(r);
+            }
+            w.raw(b"]");
+        }
+        if let Some(a) = self.additional_properties {
+            key(w, "additionalProperties");
+            w.bool(a);
+        }
+        if !self.enum_values.is_empty() {
+            key(w, "enum");
+            w.raw(b"[");
+            for (i, l) in self.enum_values.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                l.write(w);
+            }
+            w.raw(b"]");
+        }
+        if let Some(c) = self.const_value {
+            key(w, "const");
+            c.write(w);
+        }
+        let bounds = [
+            ("minimum", self.minimum),
+            ("maximum", self.maximum),
+            ("exclusiveMinimum", self.exclusive_minimum),
+            ("exclusiveMaximum", self.exclusive_maximum),
+        ];
+        for (name, b) in bounds {
+            if let Some(b) = b {
+                key(w, name);
+                b.write(w);
+            }
+        }
+        if let Some(m) = self.multiple_of {
+            key(w, "multipleOf");
+            w.u64(m);
+        }
+        let counts = [
+            ("minLength", self.min_length),
+            ("maxLength", self.max_length),
+        ];
+        for (name, c) in counts {
+            if let Some(c) = c {
+                key(w, name);
+                w.u64(u64::from(c));
+            }
+        }
+        if let Some(items) = self.items {
+            key(w, "items");
+            items.write(w);
+        }
+        let counts = [("minItems", self.min_items), ("maxItems", self.max_items)];
+        for (name, c) in counts {
+            if let Some(c) = c {
+                key(w, name);
+                w.u64(u64::from(c));
+            }
+        }
+        if let Some(d) = self.default {
+            key(w, "default");
+            w.raw_str(d);
+        }
+        w.raw(b"}");
+    }
+
+    /// Check `value` against this schema; the first violation found, in
+    /// document order (required properties are checked before members).
+    pub fn validate<'a>(&'s self, value: &Value<'a>) -> Result<(), Violation<'s, 'a>>
+    where
+        's: 'a,
+    {
+        let mut path = PathBuf::new();
+        check(self, value, &mut path, 0)
+    }
+}
+
+/// One step of a JSON pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seg<'a> {
+    Key(JsonStr<'a>),
+    Name(&'a str),
+    Index(usize),
+}
+
+/// Bounded path from the root to the value being checked.
+const MAX_PATH: usize = 16;
+
+#[derive(Clone, Copy, Debug)]
+struct PathBuf<'a> {
+    segs: [Option<Seg<'a>>; MAX_PATH],
+    len: usize,
+}
+
+impl<'a> PathBuf<'a> {
+    fn new() -> Self {
+        Self {
+            segs: [None; MAX_PATH],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, s: Seg<'a>) {
+        if let Some(slot) = self.segs.get_mut(self.len) {
+            *slot = Some(s);
+        }
+        self.len += 1;
+    }
+
+    fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+        if let Some(slot) = self.segs.get_mut(self.len) {
+            *slot = None;
+        }
+    }
+}
+
+/// The constraint a value broke.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Constraint<'s> {
+    /// Wrong JSON type.
+    Type(Types),
+    /// A required property is missing (the path names it).
+    Required,
+    /// A property not allowed by `additionalProperties: false`.
+    NotAllowed,
+    /// A declared property appears twice in the object.
+    Duplicate,
+    /// Not one of the `enum` values.
+    Enum(&'s [Literal<'s>]),
+    /// Not the `const` value.
+    Const(Literal<'s>),
+    /// Below `minimum`.
+    Minimum(Bound),
+    /// Above `maximum`.
+    Maximum(Bound),
+    /// Not above `exclusiveMinimum`.
+    ExclusiveMinimum(Bound),
+    /// Not below `exclusiveMaximum`.
+    ExclusiveMaximum(Bound),
+    /// Not a multiple of `multipleOf`.
+    MultipleOf(u64),
+    /// Shorter than `minLength`.
+    MinLength(u32),
+    /// Longer than `maxLength`.
+    MaxLength(u32),
+    /// Fewer than `minItems`.
+    MinItems(u32),
+    /// More than `maxItems`.
+    MaxItems(u32),
+    /// Nested deeper than [`MAX_SCHEMA_DEPTH`].
+    TooDeep,
+}
+
+/// Where the arguments broke the schema, and how.
+///
+/// Displays as `PATH CONSTRAINT`, e.g. `/n must be <= 50`, `/title is
+/// required`, `/tags/2 must be of type string`.
+#[derive(Clone, Copy, Debug)]
+pub struct Violation<'s, 'a> {
+    path: PathBuf<'a>,
+    /// The broken constraint.
+    pub constraint: Constraint<'s>,
+}
+
+impl fmt::Display for Violation<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.len == 0 {
+            f.write_str("/")?;
+        }
+        for seg in self.path.segs.iter().take(self.path.len.min(MAX_PATH)).flatten() {
+            f.write_str("/")?;
+            match seg {
+                Seg::Key(k) => {
+                    for c in k.chars() {
+                        pointer_char(f, c)?;
+                    }
+                }
+                Seg::Name(n) => {
+                    for c in n.chars() {
+                        pointer_char(f, c)?;
+                    }
+                }
+                Seg::Index(i) => write!(f, "{i}")?,
+            }
+        }
+        if self.path.len > MAX_PATH {
+            f.write_str("/...")?;
+        }
+        match self.constraint {
+            Constraint::Type(t) => write!(f, " must be of type {t}"),
+            Constraint::Required => f.write_str(" is required"),
+            Constraint::NotAllowed => f.write_str(" is not an allowed property"),
+            Constraint::Duplicate => f.write_str(" appears more than once"),
+            Constraint::Enum(values) => {
+                f.write_str(" must be one of ")?;
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                Ok(())
+            }
+            Constraint::Const(v) => write!(f, " must be {v}"),
+            Constraint::Minimum(b) => write!(f, " must be >= {b}"),
+            Constraint::Maximum(b) => write!(f, " must be <= {b}"),
+            Constraint::ExclusiveMinimum(b) => write!(f, " must be > {b}"),
+            Constraint::ExclusiveMaximum(b) => write!(f, " must be < {b}"),
+            Constraint::MultipleOf(m) => write!(f, " must be a multiple of {m}"),
+            Constraint::MinLength(n) => write!(f, " must be at least {n} characters long"),
+            Constraint::MaxLength(n) => write!(f, " must be at most {n} characters long"),
+            Constraint::MinItems(n) => write!(f, " must have at least {n} items"),
+            Constraint::MaxItems(n) => write!(f, " must have at most {n} items"),
+            Constraint::TooDeep => f.write_str(" is nested too deeply"),
+        }
+    }
+}
+
+/// JSON Pointer escaping (`~` → `~0`, `/` → `~1`).
+fn pointer_char(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
+    match c {
+        '~' => f.write_str("~0"),
+        '/' => f.write_str("~1"),
+        c => fmt::Write::write_char(f, c),
+    }
+}
+
+fn fail<'s, 'a>(path: &PathBuf<'a>, constraint: Constraint<'s>) -> Result<(), Violation<'s, 'a>> {
+    Err(Violation {
+        path: *path,
+        constraint,
+    })
+}
+
+// Recursion here follows the *schema's* nesting (static, developer-written),
+// capped at MAX_SCHEMA_DEPTH; input depth is already bounded by the scanner.
+fn check<'s: 'a, 'a>(
+    s: &'s Schema<'s>,
+    v: &Value<'a>,
+    path: &mut PathBuf<'a>,
+    depth: usize,
+) -> Result<(), Violation<'s, 'a>> {
+    if depth > MAX_SCHEMA_DEPTH {
+        return fail(path, Constraint::TooDeep);
+    }
+    if !s.types.accepts(v) {
+        return fail(path, Constraint::Type(s.types));
+    }
+    if !s.enum_values.is_empty() && !s.enum_values.iter().any(|l| l.matches(v)) {
+        return fail(path, Constraint::Enum(s.enum_values));
+    }
+    if let Some(c) = s.const_value {
+        if !c.matches(v) {
+            return fail(path, Constraint::Const(c));
+        }
+    }
+    match v.kind() {
+        Kind::Number => check_number(s, v, path),
+        Kind::String => {
+            let n = v.as_str().map_or(0, |j| j.char_count());
+            if let Some(min) = s.min_length {
+                if n < min as usize {
+                    return fail(path, Constraint::MinLength(min));
+                }
+            }
+            if let Some(max) = s.max_length {
+                if n > max as usize {
+                    return fail(path, Constraint::MaxLength(max));
+                }
+            }
+            Ok(())
+        }
+        Kind::Array => {
+            let n = v.len();
+            if let Some(min) = s.min_items {
+                if n < min as usize {
+                    return fail(path, Constraint::MinItems(min));
+                }
+            }
+            if let Some(max) = s.max_items {
+                if n > max as usize {
+                    return fail(path, Constraint::MaxItems(max));
+                }
+            }
+            if let Some(items) = s.items {
+                for (i, item) in v.items().enumerate() {
+                    path.push(Seg::Index(i));
+                    check(items, &item, path, depth + 1)?;
+                    path.pop();
+                }
+            }
+            Ok(())
+        }
+        Kind::Object => check_object(s, v, path, depth),
+        _ => Ok(()),
+    }
+}
+
+fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, path: &PathBuf<'a>) -> Result<(), Violation<'s, 'a>> {
+    use core::cmp::Ordering::{Equal, Greater, Less};
+    let below = |b: Bound, allow_equal: bool| match b.cmp_value(v) {
+        Some(Less) => true,
+        Some(Equal) => !allow_equal,
+        Some(Greater) => false,
+        None => true,
+    };
+    let above = |b: Bound, allow_equal: bool| match b.cmp_value(v) {
+        Some(Greater) => true,
+        Some(Equal) => !allow_equal,
+        Some(Less) => false,
+        None => true,
+    };
+    if let Some(b) = s.minimum {
+        if below(b, true) {
+            return fail(path, Constraint::Minimum(b));
+        }
+    }
+    if let Some(b) = s.maximum {
+        if above(b, true) {
+            return fail(path, Constraint::Maximum(b));
+        }
+    }
+    if let Some(b) = s.exclusive_minimum {
+        if below(b, false) {
+            return fail(path, Constraint::ExclusiveMinimum(b));
+        }
+    }
+    if let Some(b) = s.exclusive_maximum {
+        if above(b, false) {
+            return fail(path, Constraint::ExclusiveMaximum(b));
+        }
+    }
+    if let Some(m) = s.multiple_of {
+        let ok = match v.as_number().and_then(|n| n.as_i64()) {
+            Some(i) => m != 0 && i.unsigned_abs() % m == 0,
+            None => false,
+        };
+        if !ok {
+            return fail(path, Constraint::MultipleOf(m));
+        }
+    }
+    Ok(())
+}
+
+fn check_object<'s: 'a, 'a>(
+    s: &'s Schema<'s>,
+    v: &Value<'a>,
+    path: &mut PathBuf<'a>,
+    depth: usize,
+) -> Result<(), Violation<'s, 'a>> {
+    for name in s.required {
+        if v.get(name).is_none() {
+            path.push(Seg::Name(name));
+            let r = fail(path, Constraint::Required);
+            path.pop();
+            return r;
+        }
+    }
+    for (key, member) in v.members() {
+        let declared = s.properties.iter().find(|p| key.eq_str(p.name));
+        path.push(Seg::Key(key));
+        match declared {
+            Some(p) => {
+                let seen = v.members().filter(|(k, _)| k.eq_str(p.name)).count();
+                if seen > 1 {
+                    return fail(path, Constraint::Duplicate);
+                }
+                check(&p.schema, &member, path, depth + 1)?;
+            }
+            None if s.additional_properties == Some(false) => {
+                return fail(path, Constraint::NotAllowed);
+            }
+            None => {}
+        }
+        path.pop();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::json::Limits;
+    use std::string::{String, ToString};
+
+    const TOP: Schema = Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))]).required(&["n"]);
+
+    const ITEM: Schema = Schema::string().min_length(2).max_length(3);
+    const RICH: Schema = Schema::object(&[
+        Property::new("name", Schema::string().nullable()),
+        Property::new("tags", Schema::array(&ITEM).min_items(1).max_items(2)),
+        Property::new("color", Schema::string().enum_values(&[Literal::Str("red"), Literal::Str("green")])),
+        Property::new("even", Schema::integer().multiple_of(2)),
+        Property::new("ratio", Schema::number().exclusive_minimum(Bound::Int(0)).exclusive_maximum(Bound::Float(1.5))),
+        Property::new("kind", Schema::string().const_value(Literal::Str("book"))),
+        Property::new(
+            "inner",
+            Schema::object(&[Property::new("ok", Schema::boolean())]).required(&["ok"]).additional_properties(false),
+        ),
+    ]);
+
+    fn err(s: &Schema<'_>, json: &str) -> Option<String> {
+        let v = Value::parse(json.as_bytes(), &Limits::DEFAULT).unwrap();
+        s.validate(&v).err().map(|e| e.to_string())
+    }
+
+    #[test]
+    fn emits_schema_text() {
+        let mut buf = [0u8; 512];
+        let mut w = Writer::new(&mut buf);
+        Schema::string().nullable().description("d").default_json("null").write(&mut w);
+        let n = w.finish().unwrap();
+        assert_eq!(&buf[..n], br#"{"type":["string","null"],"description":"d","default":null}"#);
+    }
+
+    #[test]
+    fn bookshop_top() {
+        assert_eq!(err(&TOP, r#"{"n":3}"#), None);
+        assert_eq!(err(&TOP, r#"{"n":99}"#).as_deref(), Some("/n must be <= 50"));
+        assert_eq!(err(&TOP, r#"{"n":-1}"#).as_deref(), Some("/n must be >= 0"));
+        assert_eq!(err(&TOP, r#"{"n":"3"}"#).as_deref(), Some("/n must be of type integer"));
+        assert_eq!(err(&TOP, r#"{"n":2.5}"#).as_deref(), Some("/n must be of type integer"));
+        assert_eq!(err(&TOP, r#"{"n":2.0}"#), None);
+        assert_eq!(err(&TOP, r#"{}"#).as_deref(), Some("/n is required"));
+        assert_eq!(err(&TOP, r#"{"n":1,"n":99}"#).as_deref(), Some("/n appears more than once"));
+        assert_eq!(err(&TOP, r#"{"n":1,"extra":true}"#), None);
+    }
+
+    #[test]
+    fn rich_constraints() {
+        assert_eq!(err(&RICH, r#"{"name":null,"tags":["ab"],"color":"red","even":4,"ratio":1,"kind":"book","inner":{"ok":true}}"#), None);
+        assert_eq!(err(&RICH, r#"{"name":1}"#).as_deref(), Some("/name must be of type string or null"));
+        assert_eq!(err(&RICH, r#"{"tags":[]}"#).as_deref(), Some("/tags must have at least 1 items"));
+        assert_eq!(err(&RICH, r#"{"tags":["ab","cd","ef"]}"#).as_deref(), Some("/tags must have at most 2 items"));
+        assert_eq!(err(&RICH, r#"{"tags":["ab","x"]}"#).as_deref(), Some("/tags/1 must be at least 2 characters long"));
+        assert_eq!(err(&RICH, r#"{"tags":["ééé"]}"#), None);
+        assert_eq!(err(&RICH, r#"{"tags":["éééé"]}"#).as_deref(), Some("/tags/0 must be at most 3 characters long"));
+        assert_eq!(err(&RICH, r#"{"color":"blue"}"#).as_deref(), Some(r#"/color must be one of "red", "green""#));
+        assert_eq!(err(&RICH, r#"{"even":3}"#).as_deref(), Some("/even must be a multiple of 2"));
+        assert_eq!(err(&RICH, r#"{"ratio":0}"#).as_deref(), Some("/ratio must be > 0"));
+        assert_eq!(err(&RICH, r#"{"ratio":1.5}"#).as_deref(), Some("/ratio must be < 1.5"));
+        assert_eq!(err(&RICH, r#"{"kind":"cd"}"#).as_deref(), Some(r#"/kind must be "book""#));
+        assert_eq!(err(&RICH, r#"{"inner":{}}"#).as_deref(), Some("/inner/ok is required"));
+        assert_eq!(err(&RICH, r#"{"inner":{"ok":true,"x/y":1}}"#).as_deref(), Some("/inner/x~1y is not an allowed property"));
+        assert_eq!(err(&RICH, r#"{"inner":{"ok":true,"\u0078":1}}"#).as_deref(), Some("/inner/x is not an allowed property"));
+        assert_eq!(err(&RICH, r#"[]"#).as_deref(), Some("/ must be of type object"));
+    }
+
+    static LOOP: Schema = Schema {
+        items: Some(&LOOP),
+        ..Schema::of(Types::ARRAY)
+    };
+
+    #[test]
+    fn self_referencing_schema_is_bounded() {
+        let deep = "[".repeat(30) + &"]".repeat(30);
+        assert_eq!(err(&LOOP, &deep), None);
+        let v = Value::parse(b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", &Limits::DEFAULT.max_depth(64)).unwrap();
+        assert!(matches!(LOOP.validate(&v).map_err(|e| e.constraint), Err(Constraint::TooDeep)));
+    }
+}

@@ -1,0 +1,130 @@
+//! Lifecycle type-state: a session that has not completed `initialize` has no
+//! way to reach tools or resources.
+//!
+//! [`Session<Uninitialized>`] becomes [`Session<Ready>`] only through
+//! [`Session::initialize`], which consumes it. Everything that serves tools
+//! and resources takes a `&Session<Ready>`; an uninitialized session does not
+//! even have a negotiated version to ask for:
+//!
+//! ```compile_fail,E0599
+//! use picomcp::server::{Session, Uninitialized};
+//! let s = Session::<Uninitialized>::new();
+//! let _ = s.version(); // error: only a Ready session has a negotiated version
+//! ```
+//!
+//! On the wire messages still arrive in any order; [`Connection`] holds
+//! whichever state a connection is in and the server answers an early request
+//! with a protocol error at run time.
+
+use crate::mcp::ProtocolVersion;
+
+/// Marker: `initialize` has not succeeded yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Uninitialized;
+
+/// Marker: a protocol version was negotiated; tools and resources are served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ready {
+    version: ProtocolVersion,
+}
+
+/// What the client declared in `initialize`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// `roots`.
+    pub roots: bool,
+    /// `sampling`.
+    pub sampling: bool,
+    /// `elicitation`.
+    pub elicitation: bool,
+}
+
+/// One client's protocol session, in lifecycle state `St`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Session<St> {
+    state: St,
+    client: ClientCapabilities,
+}
+
+impl Session<Uninitialized> {
+    /// A fresh session.
+    pub const fn new() -> Self {
+        Self {
+            state: Uninitialized,
+            client: ClientCapabilities {
+                roots: false,
+                sampling: false,
+                elicitation: false,
+            },
+        }
+    }
+
+    /// Complete the handshake with a negotiated version.
+    pub fn initialize(self, version: ProtocolVersion, client: ClientCapabilities) -> Session<Ready> {
+        Session {
+            state: Ready { version },
+            client,
+        }
+    }
+}
+
+impl Default for Session<Uninitialized> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Session<Ready> {
+    /// The negotiated protocol version.
+    pub fn version(&self) -> ProtocolVersion {
+        self.state.version
+    }
+
+    /// Re-negotiate (a repeated `initialize`).
+    pub fn reinitialize(self, version: ProtocolVersion, client: ClientCapabilities) -> Session<Ready> {
+        Session {
+            state: Ready { version },
+            client,
+        }
+    }
+}
+
+impl<St> Session<St> {
+    /// The capabilities the client declared (all false before `initialize`).
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.client
+    }
+}
+
+/// The per-connection state a stream transport keeps: a few bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Connection {
+    /// Waiting for `initialize`.
+    Uninitialized(Session<Uninitialized>),
+    /// Initialized.
+    Ready(Session<Ready>),
+}
+
+impl Connection {
+    /// A new connection, waiting for `initialize`.
+    pub const fn new() -> Self {
+        Connection::Uninitialized(Session::new())
+    }
+
+    /// The negotiated version, once initialized.
+    pub fn version(&self) -> Option<ProtocolVersion> {
+        match self {
+            Connection::Ready(s) => Some(s.version()),
+            Connection::Uninitialized(_) => None,
+        }
+    }
+}
+
+impl Default for Connection {
+    fn default() -> Self {
+        Self::new()
+    }
+}

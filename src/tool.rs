@@ -1,0 +1,655 @@
+//! Tools: descriptors, handlers, and the reply a handler writes.
+//!
+//! A tool is a [`ToolDescriptor`] (static data: name, schemas, annotations)
+//! plus a handler function:
+//!
+//! ```
+//! use picomcp::schema::{Property, Schema};
+//! use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolError, ToolOutcome};
+//!
+//! struct Shop;
+//!
+//! fn author(title: &str) -> Result<&'static str, ToolError<'static>> {
+//!     match title {
+//!         "Dune" => Ok("Frank Herbert"),
+//!         _ => Err(ToolError::format(format_args!("No book titled '{title}' in the catalog."))),
+//!     }
+//! }
+//!
+//! fn get_author<'a>(_: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+//!     #[derive(serde::Deserialize)]
+//!     struct Args<'x> { title: &'x str }
+//!     let Args { title } = args.parse()?;
+//!     let name = author(title)?; // `?` on a ToolError: the model sees the message
+//!     reply.text(name)
+//! }
+//!
+//! const GET_AUTHOR: Tool<Shop> = Tool::new(
+//!     ToolDescriptor::new(
+//!         "get_author",
+//!         &Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]),
+//!     )
+//!     .description("Look up the author of a book in the catalog."),
+//!     get_author,
+//! );
+//! ```
+//!
+//! # Choosing the failure channel
+//!
+//! A handler returns a [`ToolOutcome`]: `Ok(Done)` (the reply was written),
+//! or `Err(ToolFailure)` which is *either* a [`ToolError`] (a result with
+//! `isError: true`, shown to the model) *or* a [`ProtocolError`] (a JSON-RPC
+//! error, shown to the host). `?` converts only a `ToolError`; the protocol
+//! channel takes an explicit [`ToolFailure::protocol`], so it is never picked
+//! by accident:
+//!
+//! ```compile_fail,E0277
+//! use picomcp::error::ProtocolError;
+//! use picomcp::tool::{Arguments, Reply, ToolOutcome};
+//! fn lookup() -> Result<&'static str, ProtocolError<'static>> { Ok("x") }
+//! fn handler<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+//!     let x = lookup()?; // error: `?` cannot turn a ProtocolError into a ToolFailure
+//!     reply.text(x)
+//! }
+//! ```
+//!
+//! ```
+//! use picomcp::error::ProtocolError;
+//! use picomcp::tool::{Arguments, Reply, ToolFailure, ToolOutcome};
+//! fn lookup() -> Result<&'static str, ProtocolError<'static>> { Ok("x") }
+//! fn handler<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+//!     let x = lookup().map_err(ToolFailure::protocol)?; // deliberate
+//!     reply.text(x)
+//! }
+//! ```
+//!
+//! A request is answered exactly once: the [`Reply`] is consumed by the
+//! method that finishes it, and [`Done`] can only be obtained that way.
+//!
+//! ```compile_fail,E0382
+//! use picomcp::tool::{Arguments, Reply, ToolOutcome};
+//! fn handler<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+//!     let _ = reply.text("one");
+//!     reply.text("two") // error: use of moved value `reply`
+//! }
+//! ```
+//!
+//! ```compile_fail,E0423
+//! use picomcp::tool::{Arguments, Done, Reply, ToolOutcome};
+//! fn handler<'a>(_: &'a (), _: Arguments<'a>, _reply: Reply<'_>) -> ToolOutcome<'a> {
+//!     Ok(Done(())) // error: `Done` cannot be built outside picomcp
+//! }
+//! ```
+
+use core::fmt;
+
+use serde::Deserialize;
+
+pub use crate::error::{ProtocolError, ToolError};
+use crate::mcp::{Fields, Icon, ProtocolVersion, write_icons};
+use crate::schema::Schema;
+use crate::wire::emit::{TextWriter, ValueWriter, Writer};
+use crate::wire::json::Value;
+
+/// Proof that a reply was written completely. Only picomcp's writers make one.
+#[derive(Debug)]
+#[must_use = "return it from the handler"]
+pub struct Done(pub(crate) ());
+
+/// Why a tool call did not succeed: exactly one of the two channels.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ToolFailure<'a> {
+    /// Sent as a result with `isError: true`; the model reads the message.
+    Tool(ToolError<'a>),
+    /// Sent as a JSON-RPC error object; only the host sees it.
+    Protocol(ProtocolError<'a>),
+}
+
+impl<'a> ToolFailure<'a> {
+    /// Pick the protocol channel, deliberately.
+    pub fn protocol(error: ProtocolError<'a>) -> Self {
+        ToolFailure::Protocol(error)
+    }
+}
+
+impl<'a> From<ToolError<'a>> for ToolFailure<'a> {
+    fn from(e: ToolError<'a>) -> Self {
+        ToolFailure::Tool(e)
+    }
+}
+
+/// What a tool handler returns.
+pub type ToolOutcome<'a> = Result<Done, ToolFailure<'a>>;
+
+/// A tool handler. `S` is the server's application state.
+pub type ToolFn<S> = for<'a, 'r> fn(&'a S, Arguments<'a>, Reply<'r>) -> ToolOutcome<'a>;
+
+/// Tool behaviour hints (`ToolAnnotations`, 2025-03-26+).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ToolAnnotations<'s> {
+    /// Display title.
+    pub title: Option<&'s str>,
+    /// Does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// May perform destructive updates.
+    pub destructive_hint: Option<bool>,
+    /// Repeated calls with the same arguments have no further effect.
+    pub idempotent_hint: Option<bool>,
+    /// Interacts with an open world of external entities.
+    pub open_world_hint: Option<bool>,
+}
+
+impl<'s> ToolAnnotations<'s> {
+    /// No hints.
+    pub const fn new() -> Self {
+        Self {
+            title: None,
+            read_only_hint: None,
+            destructive_hint: None,
+            idempotent_hint: None,
+            open_world_hint: None,
+        }
+    }
+
+    /// Set `title`.
+    pub const fn title(mut self, t: &'s str) -> Self {
+        self.title = Some(t);
+        self
+    }
+
+    /// Set `readOnlyHint`.
+    pub const fn read_only(mut self, b: bool) -> Self {
+        self.read_only_hint = Some(b);
+        self
+    }
+
+    /// Set `destructiveHint`.
+    pub const fn destructive(mut self, b: bool) -> Self {
+        self.destructive_hint = Some(b);
+        self
+    }
+
+    /// Set `idempotentHint`.
+    pub const fn idempotent(mut self, b: bool) -> Self {
+        self.idempotent_hint = Some(b);
+        self
+    }
+
+    /// Set `openWorldHint`.
+    pub const fn open_world(mut self, b: bool) -> Self {
+        self.open_world_hint = Some(b);
+        self
+    }
+}
+
+/// A tool's static description, listed by `tools/list`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ToolDescriptor<'s> {
+    /// Unique name.
+    pub name: &'s str,
+    /// Display title (2025-06-18+).
+    pub title: Option<&'s str>,
+    /// What the tool does, for the model.
+    pub description: Option<&'s str>,
+    /// Schema the arguments are checked against before the handler runs.
+    pub input_schema: &'s Schema<'s>,
+    /// Schema of `structuredContent` (2025-06-18+); when set, every success
+    /// must carry structured content that matches it.
+    pub output_schema: Option<&'s Schema<'s>>,
+    /// Behaviour hints (2025-03-26+).
+    pub annotations: Option<ToolAnnotations<'s>>,
+    /// Icons (2025-11-25+).
+    pub icons: &'s [Icon<'s>],
+}
+
+impl<'s> ToolDescriptor<'s> {
+    /// A tool with a name and an input schema.
+    pub const fn new(name: &'s str, input_schema: &'s Schema<'s>) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: &[],
+        }
+    }
+
+    /// Set the title.
+    pub const fn title(mut self, t: &'s str) -> Self {
+        self.title = Some(t);
+        self
+    }
+
+    /// Set the description.
+    pub const fn description(mut self, d: &'s str) -> Self {
+        self.description = Some(d);
+        self
+    }
+
+    /// Set the output schema.
+    pub const fn output_schema(mut self, s: &'s Schema<'s>) -> Self {
+        self.output_schema = Some(s);
+        self
+    }
+
+    /// Set the annotations.
+    pub const fn annotations(mut self, a: ToolAnnotations<'s>) -> Self {
+        self.annotations = Some(a);
+        self
+    }
+
+    /// Set the icons.
+    pub const fn icons(mut self, icons: &'s [Icon<'s>]) -> Self {
+        self.icons = icons;
+        self
+    }
+
+    /// Write the `Tool` object shaped for a version.
+    pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
+        w.raw(b"{\"name\":");
+        w.string(self.name);
+        if let (true, Some(t)) = (fields.title, self.title) {
+            w.raw(b",\"title\":");
+            w.string(t);
+        }
+        if let Some(d) = self.description {
+            w.raw(b",\"description\":");
+            w.string(d);
+        }
+        w.raw(b",\"inputSchema\":");
+        self.input_schema.write(w);
+        if let (true, Some(s)) = (fields.output_schema, self.output_schema) {
+            w.raw(b",\"outputSchema\":");
+            s.write(w);
+        }
+        if let (true, Some(a)) = (fields.tool_annotations, self.annotations) {
+            w.raw(b",\"annotations\":");
+            let mut o = w.value().object();
+            if let Some(t) = a.title {
+                o.str("title", t);
+            }
+            for (k, v) in [
+                ("readOnlyHint", a.read_only_hint),
+                ("destructiveHint", a.destructive_hint),
+                ("idempotentHint", a.idempotent_hint),
+                ("openWorldHint", a.open_world_hint),
+            ] {
+                if let Some(v) = v {
+                    o.bool(k, v);
+                }
+            }
+        }
+        write_icons(w, self.icons, fields);
+        w.raw(b"}");
+    }
+}
+
+/// A registered tool: descriptor plus handler.
+pub struct Tool<S> {
+    /// The descriptor.
+    pub descriptor: ToolDescriptor<'static>,
+    /// The handler.
+    pub handler: ToolFn<S>,
+}
+
+impl<S> Tool<S> {
+    /// Pair a descriptor with its handler.
+    pub const fn new(descriptor: ToolDescriptor<'static>, handler: ToolFn<S>) -> Self {
+        Self { descriptor, handler }
+    }
+}
+
+impl<S> fmt::Debug for Tool<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool").field("descriptor", &self.descriptor).finish_non_exhaustive()
+    }
+}
+
+/// The arguments of a call, already checked against the input schema.
+#[derive(Debug)]
+pub struct Arguments<'a> {
+    raw: &'a mut [u8],
+}
+
+impl<'a> Arguments<'a> {
+    pub(crate) fn new(raw: &'a mut [u8]) -> Self {
+        Self { raw }
+    }
+
+    /// A read-only view of the arguments object.
+    pub fn value(&self) -> Value<'_> {
+        // The server validated these bytes before building `Arguments`.
+        Value::trusted(self.raw)
+    }
+
+    /// Deserialize the arguments into `T`, borrowing `&str` fields from the
+    /// request (escaped strings are decoded in place). A mismatch between `T`
+    /// and the input schema surfaces here as a tool error naming the problem.
+    pub fn parse<T: Deserialize<'a>>(self) -> Result<T, ToolError<'static>> {
+        crate::wire::de::from_slice_in_place(self.raw)
+            .map_err(|e| ToolError::format(format_args!("arguments do not match the expected shape: {e}")))
+    }
+}
+
+/// What the writer recorded, read by the server after the handler returns.
+#[derive(Debug, Default)]
+pub(crate) struct ReplyState {
+    pub(crate) len: usize,
+    pub(crate) overflow: bool,
+    pub(crate) finished: bool,
+    /// `(value_start, value_end, cut_start, cut_end)` of `structuredContent`:
+    /// the value, and the span to remove for versions without it.
+    pub(crate) structured: Option<(usize, usize, usize, usize)>,
+}
+
+/// Where a tool handler writes its successful result. Consumed by the method
+/// that finishes it, so a request is answered exactly once.
+pub struct Reply<'r> {
+    w: Writer<'r>,
+    state: &'r mut ReplyState,
+    version: ProtocolVersion,
+}
+
+impl<'r> Reply<'r> {
+    pub(crate) fn new(buf: &'r mut [u8], state: &'r mut ReplyState, version: ProtocolVersion) -> Self {
+        Self {
+            w: Writer::new(buf),
+            state,
+            version,
+        }
+    }
+
+    /// The protocol version the client negotiated.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// Succeed with one text block.
+    pub fn text<'a>(self, text: &str) -> ToolOutcome<'a> {
+        let mut c = self.content();
+        c.text(text);
+        c.finish()
+    }
+
+    /// Succeed with formatted text as one text block.
+    pub fn text_fmt<'a>(self, args: fmt::Arguments<'_>) -> ToolOutcome<'a> {
+        let mut c = self.content();
+        c.text_fmt(args);
+        c.finish()
+    }
+
+    /// Write content blocks (and optionally structured content).
+    pub fn content(self) -> Content<'r> {
+        Content {
+            reply: self,
+            blocks: 0,
+        }
+    }
+
+    /// Succeed with structured content only; a text block carrying the same
+    /// JSON is added for clients that read only `content`.
+    pub fn structured<'a>(self, write: impl FnOnce(ValueWriter<'_, 'r>)) -> ToolOutcome<'a> {
+        self.content().finish_structured(write)
+    }
+}
+
+impl fmt::Debug for Reply<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reply").field("version", &self.version).finish_non_exhaustive()
+    }
+}
+
+/// Writes content blocks into the result, front to back.
+///
+/// Writes never fail one by one: if the result outgrows the response buffer,
+/// the server replaces it with a tool error saying so.
+pub struct Content<'r> {
+    reply: Reply<'r>,
+    blocks: u32,
+}
+
+impl<'r> Content<'r> {
+    fn fields(&self) -> Fields {
+        self.reply.version.fields()
+    }
+
+    fn begin_block(&mut self) -> &mut Writer<'r> {
+        let w = &mut self.reply.w;
+        if self.blocks == 0 {
+            w.raw(b"\"content\":[");
+        } else {
+            w.raw(b",");
+        }
+        self.blocks += 1;
+        w
+    }
+
+    /// A text block.
+    pub fn text(&mut self, text: &str) -> &mut Self {
+        let w = self.begin_block();
+        w.raw(b"{\"type\":\"text\",\"text\":");
+        w.string(text);
+        w.raw(b"}");
+        self
+    }
+
+    /// A text block from formatted text.
+    pub fn text_fmt(&mut self, args: fmt::Arguments<'_>) -> &mut Self {
+        let w = self.begin_block();
+        w.raw(b"{\"type\":\"text\",\"text\":");
+        w.string_fmt(args);
+        w.raw(b"}");
+        self
+    }
+
+    /// A text block written through [`core::fmt::Write`].
+    pub fn text_with(&mut self, write: impl FnOnce(&mut TextWriter<'_, 'r>)) -> &mut Self {
+        let w = self.begin_block();
+        w.raw(b"{\"type\":\"text\",\"text\":\"");
+        write(&mut TextWriter::new(w));
+        w.raw(b"\"}");
+        self
+    }
+
+    /// An image block; `data` is base64-encoded as it is written.
+    pub fn image(&mut self, mime_type: &str, data: &[u8]) -> &mut Self {
+        self.media("image", mime_type, data)
+    }
+
+    /// An audio block (2025-03-26+). Older clients get a text block saying
+    /// audio was left out.
+    pub fn audio(&mut self, mime_type: &str, data: &[u8]) -> &mut Self {
+        if !self.fields().audio {
+            let version = self.reply.version;
+            return self.text_fmt(format_args!(
+                "[{mime_type} audio omitted: protocol {version} has no audio content]"
+            ));
+        }
+        self.media("audio", mime_type, data)
+    }
+
+    fn media(&mut self, kind: &str, mime_type: &str, data: &[u8]) -> &mut Self {
+        let w = self.begin_block();
+        w.raw(b"{\"type\":");
+        w.string(kind);
+        w.raw(b",\"data\":\"");
+        w.base64(data);
+        w.raw(b"\",\"mimeType\":");
+        w.string(mime_type);
+        w.raw(b"}");
+        self
+    }
+
+    /// A `resource_link` block (2025-06-18+). Older clients get a text block
+    /// naming the URI.
+    pub fn resource_link(&mut self, link: &ResourceLink<'_>) -> &mut Self {
+        if !self.fields().resource_link {
+            return self.text_fmt(format_args!("{}: {}", link.name, link.uri));
+        }
+        let fields = self.fields();
+        let w = self.begin_block();
+        w.raw(b"{\"type\":\"resource_link\",\"uri\":");
+        w.string(link.uri);
+        w.raw(b",\"name\":");
+        w.string(link.name);
+        if let (true, Some(t)) = (fields.title, link.title) {
+            w.raw(b",\"title\":");
+            w.string(t);
+        }
+        if let Some(d) = link.description {
+            w.raw(b",\"description\":");
+            w.string(d);
+        }
+        if let Some(m) = link.mime_type {
+            w.raw(b",\"mimeType\":");
+            w.string(m);
+        }
+        if let Some(s) = link.size {
+            w.raw(b",\"size\":");
+            w.u64(s);
+        }
+        w.raw(b"}");
+        self
+    }
+
+    /// An embedded text resource.
+    pub fn embedded_text(&mut self, uri: &str, mime_type: Option<&str>, text: &str) -> &mut Self {
+        let w = self.begin_block();
+        w.raw(b"{\"type\":\"resource\",\"resource\":{\"uri\":");
+        w.string(uri);
+        if let Some(m) = mime_type {
+            w.raw(b",\"mimeType\":");
+            w.string(m);
+        }
+        w.raw(b",\"text\":");
+        w.string(text);
+        w.raw(b"}}");
+        self
+    }
+
+    /// An embedded binary resource (base64 written on the fly).
+    pub fn embedded_blob(&mut self, uri: &str, mime_type: Option<&str>, data: &[u8]) -> &mut Self {
+        let w = self.begin_block();
+        w.raw(b"{\"type\":\"resource\",\"resource\":{\"uri\":");
+        w.string(uri);
+        if let Some(m) = mime_type {
+            w.raw(b",\"mimeType\":");
+            w.string(m);
+        }
+        w.raw(b",\"blob\":\"");
+        w.base64(data);
+        w.raw(b"\"}}");
+        self
+    }
+
+    fn close(mut self) -> Done {
+        if self.blocks == 0 {
+            self.reply.w.raw(b"\"content\":[");
+        }
+        self.reply.w.raw(b"]");
+        self.seal()
+    }
+
+    fn seal(self) -> Done {
+        let Reply { w, state, .. } = self.reply;
+        state.overflow = w.is_overflowed();
+        state.len = w.len();
+        state.finished = true;
+        Done(())
+    }
+
+    /// Finish the result.
+    pub fn finish<'a>(self) -> ToolOutcome<'a> {
+        Ok(self.close())
+    }
+
+    /// Finish the result with `structuredContent`, written by `write`. If no
+    /// content block was written, a text block carrying the same JSON is
+    /// added. The server checks it against the tool's output schema.
+    pub fn finish_structured<'a>(mut self, write: impl FnOnce(ValueWriter<'_, 'r>)) -> ToolOutcome<'a> {
+        let w = &mut self.reply.w;
+        let structured = if self.blocks > 0 {
+            let cut_start = w.len();
+            w.raw(b"],\"structuredContent\":");
+            let start = w.len();
+            write(w.value());
+            let end = w.len();
+            // Without structuredContent the span becomes just `]`.
+            (start, end, cut_start + 1, end)
+        } else {
+            w.raw(b"\"structuredContent\":");
+            let start = w.len();
+            write(w.value());
+            let end = w.len();
+            w.raw(b",\"content\":[{\"type\":\"text\",\"text\":\"");
+            w.copy_escaped_from(start, end);
+            w.raw(b"\"}]");
+            (start, end, 0, end + 1)
+        };
+        self.reply.state.structured = Some(structured);
+        Ok(self.seal())
+    }
+}
+
+/// A link to a resource, for [`Content::resource_link`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResourceLink<'s> {
+    /// The URI.
+    pub uri: &'s str,
+    /// The name.
+    pub name: &'s str,
+    /// Display title.
+    pub title: Option<&'s str>,
+    /// Description.
+    pub description: Option<&'s str>,
+    /// MIME type.
+    pub mime_type: Option<&'s str>,
+    /// Size in bytes.
+    pub size: Option<u64>,
+}
+
+impl<'s> ResourceLink<'s> {
+    /// A link with a URI and a name.
+    pub const fn new(uri: &'s str, name: &'s str) -> Self {
+        Self {
+            uri,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+        }
+    }
+
+    /// Set the MIME type.
+    pub const fn mime_type(mut self, m: &'s str) -> Self {
+        self.mime_type = Some(m);
+        self
+    }
+
+    /// Set the title.
+    pub const fn title(mut self, t: &'s str) -> Self {
+        self.title = Some(t);
+        self
+    }
+
+    /// Set the description.
+    pub const fn description(mut self, d: &'s str) -> Self {
+        self.description = Some(d);
+        self
+    }
+
+    /// Set the size.
+    pub const fn size(mut self, s: u64) -> Self {
+        self.size = Some(s);
+        self
+    }
+}

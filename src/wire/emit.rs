@@ -1,0 +1,690 @@
+//! The emitter: JSON written front to back into a caller-owned buffer.
+//!
+//! [`Writer`] never panics and never writes past its buffer: once something does
+//! not fit it sets a sticky overflow flag and ignores further writes, so callers
+//! can write a whole message and check once at the end
+//! ([`Writer::finish`]). A writer can be switched into *string mode*, in which
+//! every byte written is escaped as JSON string content; that is how JSON (or
+//! any text) is embedded inside a JSON string without an intermediate buffer.
+//!
+//! [`ValueWriter`], [`ObjectWriter`] and [`ArrayWriter`] build JSON values with
+//! commas, quoting and closing brackets handled for you.
+
+use core::fmt;
+
+use crate::error::EncodeError;
+use crate::wire::json::JsonStr;
+
+/// Writes JSON into a borrowed byte buffer.
+#[derive(Debug)]
+pub struct Writer<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    overflow: bool,
+    string_mode: bool,
+}
+
+impl<'b> Writer<'b> {
+    /// A writer at the start of `buf`.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        Self {
+            buf,
+            len: 0,
+            overflow: false,
+            string_mode: false,
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Nothing written yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Size of the underlying buffer.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Something did not fit; everything written since is dropped.
+    pub fn is_overflowed(&self) -> bool {
+        self.overflow
+    }
+
+    /// The bytes written so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Forget everything after `len` bytes and clear the overflow flag
+    /// (a rewind to a known-good point).
+    pub fn truncate(&mut self, len: usize) {
+        if len <= self.len {
+            self.len = len;
+        }
+        self.overflow = false;
+    }
+
+    /// Mark the writer as overflowed (used when a caller decides output would
+    /// exceed a budget).
+    pub fn set_overflow(&mut self) {
+        self.overflow = true;
+    }
+
+    /// Consume the writer: the number of bytes written, or [`EncodeError`] if
+    /// anything did not fit.
+    pub fn finish(self) -> Result<usize, EncodeError> {
+        if self.overflow {
+            Err(EncodeError)
+        } else {
+            Ok(self.len)
+        }
+    }
+
+    /// Enter or leave string mode (every byte escaped as JSON string content).
+    /// Returns the previous mode.
+    pub fn set_string_mode(&mut self, on: bool) -> bool {
+        core::mem::replace(&mut self.string_mode, on)
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        if self.overflow {
+            return;
+        }
+        let end = self.len.saturating_add(bytes.len());
+        match self.buf.get_mut(self.len..end) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                self.len = end;
+            }
+            None => self.overflow = true,
+        }
+    }
+
+    /// Write JSON syntax (or, in string mode, escaped text).
+    pub fn raw(&mut self, bytes: &[u8]) {
+        self.escape_levels(bytes, u8::from(self.string_mode));
+    }
+
+    /// [`raw`](Self::raw) for a `&str`.
+    pub fn raw_str(&mut self, s: &str) {
+        self.raw(s.as_bytes());
+    }
+
+    /// Write the bytes of valid UTF-8 text escaped as JSON string content
+    /// (no quotes). In string mode the text is escaped twice, as it must be.
+    fn escaped_bytes(&mut self, bytes: &[u8]) {
+        self.escape_levels(bytes, 1 + u8::from(self.string_mode));
+    }
+
+    /// Escape `bytes` `levels` times (0: as is). Recursion depth <= 2.
+    fn escape_levels(&mut self, bytes: &[u8], levels: u8) {
+        if levels == 0 {
+            self.put(bytes);
+            return;
+        }
+        let next = levels - 1;
+        let mut run = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let esc: Option<&[u8]> = match b {
+                b'"' => Some(b"\\\""),
+                b'\\' => Some(b"\\\\"),
+                b'\n' => Some(b"\\n"),
+                b'\r' => Some(b"\\r"),
+                b'\t' => Some(b"\\t"),
+                0x08 => Some(b"\\b"),
+                0x0c => Some(b"\\f"),
+                0..=0x1f => None,
+                _ => continue,
+            };
+            self.escape_levels(bytes.get(run..i).unwrap_or(&[]), next);
+            match esc {
+                Some(e) => self.escape_levels(e, next),
+                None => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    let hi = HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
+                    let lo = HEX.get(usize::from(b & 0xf)).copied().unwrap_or(b'0');
+                    self.escape_levels(&[b'\\', b'u', b'0', b'0', hi, lo], next);
+                }
+            }
+            run = i + 1;
+        }
+        self.escape_levels(bytes.get(run..).unwrap_or(&[]), next);
+    }
+
+    /// Write `s` escaped as JSON string content, without quotes.
+    pub fn str_content(&mut self, s: &str) {
+        self.escaped_bytes(s.as_bytes());
+    }
+
+    /// Write `s` as a quoted JSON string.
+    pub fn string(&mut self, s: &str) {
+        self.raw(b"\"");
+        self.str_content(s);
+        self.raw(b"\"");
+    }
+
+    /// Write a decoded [`JsonStr`] as a quoted JSON string (re-escaped in the
+    /// canonical form).
+    pub fn json_str(&mut self, s: JsonStr<'_>) {
+        self.raw(b"\"");
+        match s.as_plain() {
+            Some(plain) => self.str_content(plain),
+            None => {
+                let mut tmp = [0u8; 4];
+                for c in s.chars() {
+                    self.str_content(c.encode_utf8(&mut tmp));
+                }
+            }
+        }
+        self.raw(b"\"");
+    }
+
+    /// Write formatted text as a quoted JSON string.
+    pub fn string_fmt(&mut self, args: fmt::Arguments<'_>) {
+        self.raw(b"\"");
+        self.str_fmt_content(args);
+        self.raw(b"\"");
+    }
+
+    /// Write formatted text escaped as string content, without quotes.
+    pub fn str_fmt_content(&mut self, args: fmt::Arguments<'_>) {
+        let mut esc = Escaping(self);
+        // Escaping::write_str never fails; an error can only come from a user
+        // Display impl, which then just stops early.
+        let _ = fmt::write(&mut esc, args);
+    }
+
+    /// Write an unsigned integer.
+    pub fn u64(&mut self, n: u64) {
+        let mut tmp = [0u8; 20];
+        let mut i = tmp.len();
+        let mut v = n;
+        loop {
+            i -= 1;
+            if let Some(slot) = tmp.get_mut(i) {
+                *slot = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
+            if v == 0 || i == 0 {
+                break;
+            }
+        }
+        self.raw(tmp.get(i..).unwrap_or(&[]));
+    }
+
+    /// Write a signed integer.
+    pub fn i64(&mut self, n: i64) {
+        if n < 0 {
+            self.raw(b"-");
+        }
+        self.u64(n.unsigned_abs());
+    }
+
+    /// Write a float; NaN and infinities (not representable in JSON) are
+    /// written as `null`.
+    pub fn f64(&mut self, x: f64) {
+        if x.is_finite() {
+            if x.abs() < 9.007_199_254_740_992e15 && (x as i64) as f64 == x {
+                // Integral values print without a fraction (`50`, not `50.0`).
+                self.i64(x as i64);
+            } else {
+                let mut raw = Raw(self);
+                let _ = fmt::write(&mut raw, format_args!("{x}"));
+            }
+        } else {
+            self.raw(b"null");
+        }
+    }
+
+    /// Write `true` or `false`.
+    pub fn bool(&mut self, b: bool) {
+        self.raw(if b { b"true" } else { b"false" });
+    }
+
+    /// Write `null`.
+    pub fn null(&mut self) {
+        self.raw(b"null");
+    }
+
+    /// Write `data` base64-encoded (standard alphabet, padded) as string
+    /// content, without quotes, three bytes at a time.
+    pub fn base64(&mut self, data: &[u8]) {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let sym = |i: u32| ALPHABET.get((i & 63) as usize).copied().unwrap_or(b'=');
+        let mut chunks = data.chunks_exact(3);
+        for c in &mut chunks {
+            if let [a, b, c] = *c {
+                let n = (u32::from(a) << 16) | (u32::from(b) << 8) | u32::from(c);
+                self.raw(&[sym(n >> 18), sym(n >> 12), sym(n >> 6), sym(n)]);
+            }
+        }
+        match *chunks.remainder() {
+            [a] => {
+                let n = u32::from(a) << 16;
+                self.raw(&[sym(n >> 18), sym(n >> 12), b'=', b'=']);
+            }
+            [a, b] => {
+                let n = (u32::from(a) << 16) | (u32::from(b) << 8);
+                self.raw(&[sym(n >> 18), sym(n >> 12), sym(n >> 6), b'=']);
+            }
+            _ => {}
+        }
+    }
+
+    /// Append the bytes at `start..end` of what was already written, escaped
+    /// as JSON string content (used to repeat a JSON value as text).
+    pub fn copy_escaped_from(&mut self, start: usize, end: usize) {
+        if self.overflow || start > end || end > self.len {
+            self.overflow |= start > end || end > self.len;
+            return;
+        }
+        // Escape byte by byte from the earlier region into the tail. The source
+        // never overlaps the destination because the tail starts at `len >= end`.
+        let mut i = start;
+        while i < end && !self.overflow {
+            let b = self.buf.get(i).copied().unwrap_or(b' ');
+            self.escaped_bytes(&[b]);
+            i += 1;
+        }
+    }
+
+    /// Move the bytes written after `from` so they start at `to` (`to <= from`),
+    /// dropping what lay in between.
+    pub fn cut(&mut self, to: usize, from: usize) {
+        if to <= from && from <= self.len {
+            self.buf.copy_within(from..self.len, to);
+            self.len -= from - to;
+        }
+    }
+
+    /// The unwritten rest of the buffer (for a nested writer whose length the
+    /// caller adds back with [`truncate`](Self::truncate)-free bookkeeping).
+    pub(crate) fn tail_mut(&mut self) -> &mut [u8] {
+        let len = self.len;
+        self.buf.get_mut(len..).unwrap_or(&mut [])
+    }
+
+    /// Count `n` bytes written into [`tail_mut`](Self::tail_mut) by a nested writer.
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.len = self.len.saturating_add(n).min(self.buf.len());
+    }
+
+    /// A [`ValueWriter`] for one JSON value at the current position.
+    pub fn value(&mut self) -> ValueWriter<'_, 'b> {
+        ValueWriter { w: self }
+    }
+}
+
+struct Escaping<'w, 'b>(&'w mut Writer<'b>);
+
+impl fmt::Write for Escaping<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.str_content(s);
+        Ok(())
+    }
+}
+
+struct Raw<'w, 'b>(&'w mut Writer<'b>);
+
+impl fmt::Write for Raw<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.raw_str(s);
+        Ok(())
+    }
+}
+
+/// A [`fmt::Write`] that writes escaped JSON string content (for
+/// `write!(text, ...)` inside a text block or resource).
+pub struct TextWriter<'w, 'b>(&'w mut Writer<'b>);
+
+impl<'w, 'b> TextWriter<'w, 'b> {
+    pub(crate) fn new(w: &'w mut Writer<'b>) -> Self {
+        Self(w)
+    }
+}
+
+impl fmt::Write for TextWriter<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.str_content(s);
+        Ok(())
+    }
+}
+
+/// Writes exactly one JSON value.
+pub struct ValueWriter<'w, 'b> {
+    w: &'w mut Writer<'b>,
+}
+
+impl<'w, 'b> ValueWriter<'w, 'b> {
+    /// A string.
+    pub fn str(self, s: &str) {
+        self.w.string(s);
+    }
+
+    /// A formatted string.
+    pub fn str_fmt(self, args: fmt::Arguments<'_>) {
+        self.w.string_fmt(args);
+    }
+
+    /// An unsigned integer.
+    pub fn u64(self, n: u64) {
+        self.w.u64(n);
+    }
+
+    /// A signed integer.
+    pub fn i64(self, n: i64) {
+        self.w.i64(n);
+    }
+
+    /// A float (`null` if not finite).
+    pub fn f64(self, x: f64) {
+        self.w.f64(x);
+    }
+
+    /// A boolean.
+    pub fn bool(self, b: bool) {
+        self.w.bool(b);
+    }
+
+    /// `null`.
+    pub fn null(self) {
+        self.w.null();
+    }
+
+    /// Raw JSON text. The caller vouches for its validity; the server checks
+    /// structured content before sending it.
+    pub fn raw_json(self, json: &str) {
+        self.w.raw_str(json);
+    }
+
+    /// An object; closed when the returned writer is dropped.
+    pub fn object(self) -> ObjectWriter<'w, 'b> {
+        self.w.raw(b"{");
+        ObjectWriter {
+            w: self.w,
+            first: true,
+        }
+    }
+
+    /// An array; closed when the returned writer is dropped.
+    pub fn array(self) -> ArrayWriter<'w, 'b> {
+        self.w.raw(b"[");
+        ArrayWriter {
+            w: self.w,
+            first: true,
+        }
+    }
+
+    /// Serialize a `serde::Serialize` value with serde-json-core into the
+    /// remaining space. Do not use types containing `char` or byte slices
+    /// (serde-json-core panics on the former and emits broken JSON for the
+    /// latter); the server validates structured content before sending it.
+    pub fn serialize<T: serde::Serialize + ?Sized>(self, value: &T) {
+        if self.w.overflow {
+            return;
+        }
+        if self.w.string_mode {
+            // serde-json-core writes raw JSON; escape it by writing through a
+            // scratch region at the tail, then quoting it in place.
+            let start = self.w.len;
+            let was = self.w.set_string_mode(false);
+            ValueWriter { w: self.w }.serialize(value);
+            let end = self.w.len;
+            self.w.copy_escaped_from(start, end);
+            self.w.cut(start, end);
+            self.w.set_string_mode(was);
+            return;
+        }
+        let rest = self.w.buf.get_mut(self.w.len..).unwrap_or(&mut []);
+        match serde_json_core::to_slice(value, rest) {
+            Ok(n) => self.w.len += n,
+            Err(_) => self.w.overflow = true,
+        }
+    }
+}
+
+/// Writes the members of a JSON object; writes `}` when dropped.
+pub struct ObjectWriter<'w, 'b> {
+    w: &'w mut Writer<'b>,
+    first: bool,
+}
+
+impl<'b> ObjectWriter<'_, 'b> {
+    /// Start a member and return the writer for its value. The value must be
+    /// written (a [`ValueWriter`] left unused leaves the member without value).
+    pub fn member(&mut self, key: &str) -> ValueWriter<'_, 'b> {
+        if !self.first {
+            self.w.raw(b",");
+        }
+        self.first = false;
+        self.w.string(key);
+        self.w.raw(b":");
+        ValueWriter { w: self.w }
+    }
+
+    /// A string member.
+    pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
+        self.member(key).str(value);
+        self
+    }
+
+    /// An unsigned integer member.
+    pub fn u64(&mut self, key: &str, value: u64) -> &mut Self {
+        self.member(key).u64(value);
+        self
+    }
+
+    /// A signed integer member.
+    pub fn i64(&mut self, key: &str, value: i64) -> &mut Self {
+        self.member(key).i64(value);
+        self
+    }
+
+    /// A float member.
+    pub fn f64(&mut self, key: &str, value: f64) -> &mut Self {
+        self.member(key).f64(value);
+        self
+    }
+
+    /// A boolean member.
+    pub fn bool(&mut self, key: &str, value: bool) -> &mut Self {
+        self.member(key).bool(value);
+        self
+    }
+
+    /// A nested object member.
+    pub fn object(&mut self, key: &str) -> ObjectWriter<'_, 'b> {
+        self.member(key).object()
+    }
+
+    /// A nested array member.
+    pub fn array(&mut self, key: &str) -> ArrayWriter<'_, 'b> {
+        self.member(key).array()
+    }
+}
+
+impl Drop for ObjectWriter<'_, '_> {
+    fn drop(&mut self) {
+        self.w.raw(b"}");
+    }
+}
+
+/// Writes the items of a JSON array; writes `]` when dropped.
+pub struct ArrayWriter<'w, 'b> {
+    w: &'w mut Writer<'b>,
+    first: bool,
+}
+
+impl<'b> ArrayWriter<'_, 'b> {
+    /// Start an item and return the writer for it.
+    pub fn item(&mut self) -> ValueWriter<'_, 'b> {
+        if !self.first {
+            self.w.raw(b",");
+        }
+        self.first = false;
+        ValueWriter { w: self.w }
+    }
+
+    /// A string item.
+    pub fn str(&mut self, value: &str) -> &mut Self {
+        self.item().str(value);
+        self
+    }
+
+    /// An unsigned integer item.
+    pub fn u64(&mut self, value: u64) -> &mut Self {
+        self.item().u64(value);
+        self
+    }
+
+    /// A signed integer item.
+    pub fn i64(&mut self, value: i64) -> &mut Self {
+        self.item().i64(value);
+        self
+    }
+
+    /// A nested object item.
+    pub fn object(&mut self) -> ObjectWriter<'_, 'b> {
+        self.item().object()
+    }
+
+    /// A nested array item.
+    pub fn array(&mut self) -> ArrayWriter<'_, 'b> {
+        self.item().array()
+    }
+}
+
+impl Drop for ArrayWriter<'_, '_> {
+    fn drop(&mut self) {
+        self.w.raw(b"]");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with<F: FnOnce(&mut Writer<'_>)>(cap: usize, f: F) -> Result<std::string::String, EncodeError> {
+        let mut buf = std::vec![0u8; cap];
+        let mut w = Writer::new(&mut buf);
+        f(&mut w);
+        let n = w.finish()?;
+        Ok(std::string::String::from_utf8(buf[..n].to_vec()).unwrap())
+    }
+
+    #[test]
+    fn escapes_strings() {
+        let s = with(64, |w| w.string("q\" b\\ n\n t\t c\u{1} é 😀")).unwrap();
+        assert_eq!(s, r#""q\" b\\ n\n t\t c\u0001 é 😀""#);
+    }
+
+    #[test]
+    fn overflow_is_sticky() {
+        assert_eq!(with(3, |w| w.string("abcd")), Err(EncodeError));
+        let s = with(8, |w| {
+            w.raw(b"12345678");
+            w.raw(b"9");
+            w.truncate(2);
+            w.raw(b"x");
+        })
+        .unwrap();
+        assert_eq!(s, "12x");
+    }
+
+    #[test]
+    fn numbers() {
+        let s = with(128, |w| {
+            w.u64(0);
+            w.raw(b" ");
+            w.u64(u64::MAX);
+            w.raw(b" ");
+            w.i64(i64::MIN);
+            w.raw(b" ");
+            w.f64(50.0);
+            w.raw(b" ");
+            w.f64(0.5);
+            w.raw(b" ");
+            w.f64(f64::NAN);
+        })
+        .unwrap();
+        assert_eq!(s, "0 18446744073709551615 -9223372036854775808 50 0.5 null");
+    }
+
+    #[test]
+    fn base64_matches_rfc4648() {
+        for (input, out) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(with(16, |w| w.base64(input.as_bytes())).unwrap(), out);
+        }
+    }
+
+    #[test]
+    fn builders_close_on_drop() {
+        let s = with(128, |w| {
+            let mut o = w.value().object();
+            o.str("result", "Dune");
+            {
+                let mut a = o.array("list");
+                a.str("a").u64(1);
+                a.object().bool("ok", true);
+            }
+            o.member("n").null();
+        })
+        .unwrap();
+        assert_eq!(s, r#"{"result":"Dune","list":["a",1,{"ok":true}],"n":null}"#);
+    }
+
+    #[test]
+    fn string_mode_embeds_json_in_a_string() {
+        let s = with(128, |w| {
+            w.raw(b"\"");
+            w.set_string_mode(true);
+            w.value().array().str("Dune").str("a\"b");
+            w.set_string_mode(false);
+            w.raw(b"\"");
+        })
+        .unwrap();
+        assert_eq!(s, r#""[\"Dune\",\"a\\\"b\"]""#);
+    }
+
+    #[test]
+    fn copy_escaped_and_cut() {
+        let s = with(128, |w| {
+            w.raw(br#"{"a":"x"}"#);
+            w.raw(b"|");
+            w.copy_escaped_from(0, 9);
+            w.cut(0, 10);
+        })
+        .unwrap();
+        assert_eq!(s, r#"{\"a\":\"x\"}"#);
+    }
+
+    #[test]
+    fn serialize_with_serde() {
+        #[derive(serde::Serialize)]
+        struct R<'a> {
+            result: &'a str,
+        }
+        let s = with(64, |w| w.value().serialize(&R { result: "a\"b" })).unwrap();
+        assert_eq!(s, r#"{"result":"a\"b"}"#);
+        let s = with(64, |w| {
+            w.set_string_mode(true);
+            w.value().serialize(&R { result: "x" });
+        })
+        .unwrap();
+        assert_eq!(s, r#"{\"result\":\"x\"}"#);
+    }
+}

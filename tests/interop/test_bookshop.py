@@ -1,0 +1,698 @@
+#!/usr/bin/env python3
+"""Interop test: the official MCP Python SDK client (PyPI ``mcp==2.3.0``) drives
+picomcp's bookshop example server over stdio and asserts on the SDK-side objects.
+
+Run (normally through ``scripts/interop.sh``, which makes the venv)::
+
+    python tests/interop/test_bookshop.py --server "target/release/examples/bookshop"
+    python tests/interop/test_bookshop.py -- target/release/examples/bookshop --page-size 2
+    PICOMCP_SERVER="target/release/examples/bookshop" python tests/interop/test_bookshop.py
+
+Prints ``ok  NAME`` or ``FAIL NAME: DETAIL`` per check (``skip NAME: REASON``
+when a check cannot apply), then a closing ``N passed, M failed`` line, and
+exits 1 when any check failed (2 on a usage error). Each check has a 20 s
+budget and the whole run 120 s; a watchdog thread kills the server and exits 3
+should anything still hang after that.
+
+Facts about the SDK 2.3.0 client this test relies on (read from its source):
+
+* Protocol errors. Every JSON-RPC error response is raised as
+  ``mcp.MCPError`` (``mcp.shared.exceptions.MCPError``; there is no
+  ``McpError`` in 2.x). It exposes ``.code``, ``.message`` and ``.data``
+  (properties over ``.error: ErrorData``); ``data`` is ``None`` when the wire
+  omitted it. The SDK also raises ``MCPError`` for its own local failures:
+  code ``-32000`` (CONNECTION_CLOSED) when the server went away and ``-32001``
+  (REQUEST_TIMEOUT) when ``read_timeout_seconds`` ran out; this test treats
+  those two as "the connection is broken" and restarts the server.
+* Tool results. ``ClientSession.call_tool`` returns ``CallToolResult`` with
+  ``content`` (list of ``TextContent``/... models; text is ``block.text``),
+  ``structured_content`` (``None`` when absent; whether the key was on the wire
+  at all shows in ``result.model_fields_set``) and ``is_error`` (a ``bool``
+  that defaults to ``False`` when the wire has no ``isError``).
+* Client-side validation. The client does NOT validate ``arguments`` against
+  the tool's input schema, so the schema-rejection calls below reach the
+  server through the ordinary ``call_tool`` (no low-level ``send_request``
+  needed). After a *non-error* result it validates ``structured_content``
+  against the tool's cached ``outputSchema`` (listing tools first if it has
+  not seen the tool) and raises ``RuntimeError`` when structured content is
+  missing or does not conform; results with ``is_error`` true are never
+  validated. Every result is also shape-checked against the negotiated
+  version's schema (a pydantic ``ValidationError`` for a malformed result).
+* Era selection. ``ClientSession`` never chooses by itself: the caller sends
+  either ``await session.initialize()`` (the handshake, always offering
+  ``2025-11-25``) or ``await session.discover()`` (``server/discover``,
+  2026-07-28). So the handshake era is forced simply by calling
+  ``initialize()`` on a plain ``ClientSession``; that is the main connection
+  here. The high-level ``mcp.Client`` has ``mode=`` ``"legacy"`` (initialize),
+  a modern version pin (``"2026-07-28"``: adopt without probing), or
+  ``"auto"``, the DEFAULT. ``"auto"`` (``mcp/client/_probe.py``) first sends
+  ``server/discover`` (10 s probe timeout) on the same connection; any
+  ``MCPError`` -- a timeout, ``-32601``, or our ``-32600`` "initialization
+  required" -- makes it fall back to ``initialize()`` on that same
+  connection. The only error that does not fall back is ``-32022`` whose
+  ``data.supported`` lists only modern versions none of which the client
+  speaks. A discover result is adopted (modern era) only when it names a
+  modern version. So against a handshake-only picomcp the default mode sends
+  ``server/discover`` (gets -32600), then ``initialize`` + ``initialized``,
+  and works in the handshake era; against a dual-era server (such as the
+  SDK's own reference bookshop) it ends up in 2026-07-28. The
+  ``default_mode_connect`` check accepts either and prints which it got.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any, TextIO
+
+try:
+    import anyio
+    import mcp.types as types
+    from mcp import Client, ClientSession, MCPError, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+    from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+except ImportError as exc:  # pragma: no cover - environment problem, not a check
+    print(f"cannot import the MCP SDK ({exc}); install tests/interop/requirements.txt (mcp==2.3.0)", file=sys.stderr)
+    sys.exit(2)
+
+CHECK_TIMEOUT = 20.0  # seconds, per check
+TOTAL_TIMEOUT = 120.0  # seconds, whole run
+REQUEST_READ_TIMEOUT = 15.0  # SDK-level per-request timeout, below the check budget
+MAX_FAILED_RESTARTS = 2  # then every remaining handshake check fails at once
+HANDSHAKE_VERSION = "2025-11-25"
+NOT_FOUND = "No book titled 'Nothing' in the catalog."
+GET_AUTHOR_OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {"result": {"type": "string"}},
+    "required": ["result"],
+}
+
+_ABSENT = object()  # "do not check this"
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+class Problems:
+    """Collects every mismatch of one check so a failure reports all of them."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, msg: str) -> None:
+        self.items.append(msg)
+
+    def expect(self, cond: bool, msg: str) -> bool:
+        if not cond:
+            self.add(msg)
+        return cond
+
+    def eq(self, actual: Any, expected: Any, what: str) -> bool:
+        return self.expect(actual == expected, f"{what}: expected {expected!r}, got {actual!r}")
+
+    def done(self) -> None:
+        if self.items:
+            raise CheckFailed("; ".join(self.items))
+
+
+# --------------------------------------------------------------------------- result helpers
+
+
+def block_summary(block: Any) -> Any:
+    return block.text if isinstance(block, types.TextContent) else f"<{getattr(block, 'type', type(block).__name__)}>"
+
+
+def describe(result: Any) -> str:
+    if isinstance(result, types.CallToolResult):
+        return (
+            f"is_error={result.is_error} content={[block_summary(b) for b in result.content]!r} "
+            f"structured_content={result.structured_content!r}"
+        )
+    if isinstance(result, types.ReadResourceResult):
+        return f"contents={[getattr(c, 'text', '<blob>') for c in result.contents]!r}"
+    return repr(result)
+
+
+def texts(result: types.CallToolResult, p: Problems) -> list[str]:
+    out = []
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            out.append(block.text)
+        else:
+            p.add(f"content block of type {block.type!r}, expected text")
+    return out
+
+
+def has_structured(result: types.CallToolResult) -> bool:
+    return result.structured_content is not None or "structured_content" in result.model_fields_set
+
+
+def expect_success(result: types.CallToolResult, p: Problems, *, structured: Any, first_text: Any = _ABSENT) -> None:
+    if not p.expect(not result.is_error, f"expected success, got a tool error: {describe(result)}"):
+        return
+    if first_text is not _ABSENT:
+        t = texts(result, p)
+        p.eq(t[0] if t else None, first_text, "first content text")
+    p.eq(result.structured_content, structured, "structured_content")
+
+
+def expect_tool_error(
+    result: types.CallToolResult,
+    p: Problems,
+    *,
+    exact: str | None = None,
+    prefix: str | None = None,
+    contains: str | None = None,
+) -> None:
+    if not p.expect(result.is_error, f"expected is_error True, got success: {describe(result)}"):
+        return
+    t = texts(result, p)
+    if not p.eq(len(result.content), 1, "number of content blocks"):
+        return
+    text = t[0] if t else ""
+    if exact is not None:
+        p.eq(text, exact, "error text")
+    if prefix is not None:
+        p.expect(text.startswith(prefix), f"error text {text!r} does not start with {prefix!r}")
+    if contains is not None:
+        p.expect(contains in text, f"error text {text!r} does not contain {contains!r}")
+    p.expect(
+        not has_structured(result),
+        f"tool error carries structured_content {result.structured_content!r}",
+    )
+
+
+async def expect_protocol_error(
+    call: Awaitable[Any], *, code: int, message: str, data: Any = _ABSENT
+) -> None:
+    try:
+        result = await call
+    except MCPError as exc:
+        if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+            raise  # the runner treats these as a broken connection
+        p = Problems()
+        p.eq(exc.code, code, "error code")
+        p.eq(exc.message, message, "error message")
+        if data is not _ABSENT:
+            p.eq(exc.data, data, "error data")
+        p.done()
+        return
+    raise CheckFailed(f"expected MCPError {code} {message!r}, got a result: {describe(result)}")
+
+
+# --------------------------------------------------------------------------- connection
+
+
+class HandshakeConnection:
+    """One server process driven by a plain ClientSession in the handshake era.
+
+    ``broken`` holds the reason the session cannot be used (not started yet,
+    server gone, request timed out); the runner restarts the server before
+    the next check. All entering and leaving of the transport happens in the
+    main task outside any per-check cancel scope (anyio needs that nesting).
+    """
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.argv = argv
+        self.env = env
+        self.stack: AsyncExitStack | None = None
+        self.session: ClientSession | None = None
+        self.broken: str | None = "not started"
+        self.fatal: str | None = None  # the server cannot be spawned at all: fail every check at once
+        self.failed_restarts = 0  # consecutive restarts whose initialize failed
+        self.starts = 0
+        self.stderr_logs: list[TextIO] = []
+
+    def new_errlog(self) -> TextIO:
+        log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        self.stderr_logs.append(log)
+        return log
+
+    def params(self) -> StdioServerParameters:
+        # The whole environment is passed (the SDK would otherwise keep only HOME, PATH, ...).
+        return StdioServerParameters(command=self.argv[0], args=self.argv[1:], env=self.env)
+
+    async def close(self) -> None:
+        stack, self.stack, self.session = self.stack, None, None
+        if stack is not None:
+            try:
+                await stack.aclose()
+            except Exception as exc:  # noqa: BLE001 - teardown noise must not kill the run
+                print(f"# closing the server connection raised {type(exc).__name__}: {exc}", flush=True)
+
+    async def start(self, *, initialize: bool, budget: float) -> None:
+        await self.close()
+        self.starts += 1
+        stack = AsyncExitStack()
+        await stack.__aenter__()
+        try:
+            read, write = await stack.enter_async_context(stdio_client(self.params(), errlog=self.new_errlog()))
+            session = await stack.enter_async_context(
+                ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT)
+            )
+        except BaseException:
+            await stack.aclose()
+            raise
+        self.stack, self.session, self.broken = stack, session, None
+        if initialize:
+            try:
+                with anyio.fail_after(budget):
+                    await session.initialize()
+            except TimeoutError:
+                self.broken = "initialize timed out after restart"
+                raise
+            except Exception as exc:
+                self.broken = f"initialize failed after restart: {exc}"
+                raise
+
+
+# --------------------------------------------------------------------------- runner
+
+
+class Runner:
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.deadline = self.start + TOTAL_TIMEOUT
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+
+    def budget(self) -> float:
+        return min(CHECK_TIMEOUT, self.deadline - time.monotonic())
+
+    def ok(self, name: str, note: str | None = None) -> None:
+        self.passed += 1
+        print(f"ok  {name}" + (f" ({note})" if note else ""), flush=True)
+
+    def fail(self, name: str, detail: str) -> None:
+        self.failed += 1
+        detail = " ".join(detail.split()) if "\n" in detail else detail
+        print(f"FAIL {name}: {detail}", flush=True)
+
+    def skip(self, name: str, reason: str) -> None:
+        self.skipped += 1
+        print(f"skip {name}: {reason}", flush=True)
+
+    async def run(self, name: str, fn: Callable[[], Awaitable[str | None]], conn: HandshakeConnection | None) -> None:
+        budget = self.budget()
+        if budget <= 0:
+            self.fail(name, f"not run: the whole-run budget of {TOTAL_TIMEOUT:.0f}s is used up")
+            return
+        if conn is not None and conn.fatal is not None:
+            self.fail(name, conn.fatal)
+            return
+        if conn is not None and conn.broken is not None:
+            reason = conn.broken
+            first = conn.starts == 0
+            if conn.failed_restarts >= MAX_FAILED_RESTARTS:
+                conn.fatal = f"gave up after {conn.failed_restarts} failed server restarts (last: {reason})"
+                self.fail(name, conn.fatal)
+                return
+            if not first:
+                print(f"# server connection unusable ({reason}); restarting the server", flush=True)
+            try:
+                await conn.start(initialize=not first, budget=budget)
+            except TimeoutError:
+                conn.failed_restarts += 1
+                self.fail(name, f"connection lost ({reason}); initialize after restart timed out")
+                return
+            except OSError as exc:
+                conn.fatal = f"could not start the server {shlex.join(conn.argv)!r}: {type(exc).__name__}: {exc}"
+                self.fail(name, conn.fatal)
+                return
+            except Exception as exc:  # noqa: BLE001
+                conn.failed_restarts += 1
+                what = "could not start the server" if first else f"connection lost ({reason}); restart failed"
+                self.fail(name, f"{what}: {type(exc).__name__}: {exc}")
+                return
+            conn.failed_restarts = 0
+            budget = self.budget()
+            if budget <= 0:
+                self.fail(name, f"not run: the whole-run budget of {TOTAL_TIMEOUT:.0f}s is used up")
+                return
+        try:
+            with anyio.fail_after(budget):
+                note = await fn()
+        except Skip as exc:
+            self.skip(name, str(exc))
+        except CheckFailed as exc:
+            self.fail(name, str(exc))
+        except TimeoutError:
+            if conn is not None:
+                conn.broken = f"check {name} timed out"
+            self.fail(name, f"timed out after {budget:.0f}s")
+        except MCPError as exc:
+            if conn is not None and exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+                conn.broken = f"{exc.message} (code {exc.code})"
+            if exc.code == CONNECTION_CLOSED:
+                self.fail(name, "the server closed the connection (crashed or exited?); its stderr tail follows at the end")
+            else:
+                self.fail(name, f"unexpected MCPError code={exc.code} message={exc.message!r} data={exc.data!r}")
+        except Exception as exc:  # noqa: BLE001 - any other exception is this check's failure
+            self.fail(name, f"{type(exc).__name__}: {exc}")
+        else:
+            self.ok(name, note)
+
+
+# --------------------------------------------------------------------------- checks (handshake era)
+
+
+def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], Awaitable[str | None]]]]:
+    def s() -> ClientSession:
+        assert conn.session is not None
+        return conn.session
+
+    async def initialize() -> None:
+        result = await s().initialize()
+        p = Problems()
+        p.eq(result.server_info.name, "Bookshop", "serverInfo.name")
+        p.eq(result.protocol_version, HANDSHAKE_VERSION, "negotiated protocolVersion")
+        p.eq(s().protocol_version, HANDSHAKE_VERSION, "session.protocol_version")
+        p.expect(result.capabilities.tools is not None, "capabilities.tools missing")
+        p.expect(result.capabilities.resources is not None, "capabilities.resources missing")
+        p.done()
+
+    async def tools_list_names() -> None:
+        names = [t.name for t in (await s().list_tools()).tools]
+        want = ["get_author", "get_author_strict", "top"]
+        missing = [n for n in want if n not in names]
+        if missing:
+            raise CheckFailed(f"missing tools {missing}; listed {names}")
+        if [n for n in names if n in want] != want:
+            raise CheckFailed(f"tools not in order {want}; listed {names}")
+
+    async def tool(name: str) -> types.Tool:
+        for t in (await s().list_tools()).tools:
+            if t.name == name:
+                return t
+        raise CheckFailed(f"tool {name} not listed")
+
+    async def tools_list_get_author_schemas() -> None:
+        t = await tool("get_author")
+        p = Problems()
+        props = t.input_schema.get("properties") or {}
+        p.eq((props.get("title") or {}).get("type"), "string", "inputSchema.properties.title.type")
+        p.expect("title" in (t.input_schema.get("required") or []), f"inputSchema.required lacks title: {t.input_schema!r}")
+        out = t.output_schema or {}
+        got = {k: out[k] for k in ("type", "properties", "required") if k in out}
+        p.eq(got, GET_AUTHOR_OUTPUT_SCHEMA, "outputSchema (type/properties/required)")
+        p.done()
+
+    async def tools_list_top_schema() -> None:
+        t = await tool("top")
+        n = (t.input_schema.get("properties") or {}).get("n") or {}
+        p = Problems()
+        p.eq(n.get("type"), "integer", "n.type")
+        p.eq(n.get("minimum", "<absent>"), 0, "n.minimum")
+        p.eq(n.get("maximum", "<absent>"), 50, "n.maximum")
+        p.done()
+
+    def get_author_ok(title: str, author: str) -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            p = Problems()
+            result = await s().call_tool("get_author", {"title": title})
+            expect_success(result, p, first_text=author, structured={"result": author})
+            p.done()
+
+        return check
+
+    async def get_author_unknown_title() -> None:
+        p = Problems()
+        result = await s().call_tool("get_author", {"title": "Nothing"})
+        expect_tool_error(result, p, exact=f"Error executing tool get_author: {NOT_FOUND}")
+        p.done()
+
+    async def get_author_strict_dune() -> None:
+        p = Problems()
+        result = await s().call_tool("get_author_strict", {"title": "Dune"})
+        expect_success(result, p, first_text="Frank Herbert", structured={"result": "Frank Herbert"})
+        p.done()
+
+    async def get_author_strict_unknown_title() -> None:
+        await expect_protocol_error(
+            s().call_tool("get_author_strict", {"title": "Nothing"}), code=-32602, message=NOT_FOUND, data=None
+        )
+
+    async def top_1() -> None:
+        p = Problems()
+        result = await s().call_tool("top", {"n": 1})
+        expect_success(result, p, structured={"result": ["Dune"]})
+        if not result.is_error:
+            p.eq(texts(result, p), ["Dune"], "content texts")
+        p.done()
+
+    def top_n(n: int, titles: list[str]) -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            p = Problems()
+            expect_success(await s().call_tool("top", {"n": n}), p, structured={"result": titles})
+            p.done()
+
+        return check
+
+    def rejected(name: str, arguments: dict[str, Any], **want: str) -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            p = Problems()
+            expect_tool_error(await s().call_tool(name, arguments), p, **want)
+            p.done()
+
+        return check
+
+    async def unknown_tool() -> None:
+        await expect_protocol_error(s().call_tool("nope", {}), code=-32602, message="Unknown tool: nope")
+
+    async def resources_list_catalog() -> None:
+        resources = (await s().list_resources()).resources
+        found = [r for r in resources if r.uri == "books://catalog"]
+        if not found:
+            raise CheckFailed(f"books://catalog not listed; listed {[r.uri for r in resources]}")
+        if found[0].mime_type != "application/json":
+            raise CheckFailed(f"books://catalog mimeType: expected 'application/json', got {found[0].mime_type!r}")
+
+    async def resource_templates_list() -> None:
+        templates = (await s().list_resource_templates()).resource_templates
+        found = [t for t in templates if t.uri_template == "books://{title}"]
+        if not found:
+            raise CheckFailed(f"books://{{title}} not listed; listed {[t.uri_template for t in templates]}")
+        p = Problems()
+        p.eq(found[0].name, "book", "name")
+        p.eq(found[0].description, "The catalog entry for one book.", "description")
+        p.eq(found[0].mime_type, "text/plain", "mimeType")
+        p.done()
+
+    async def read_one_text(uri: str) -> str:
+        result = await s().read_resource(uri)
+        if len(result.contents) != 1 or not isinstance(result.contents[0], types.TextResourceContents):
+            raise CheckFailed(f"expected one text content, got {describe(result)}")
+        return result.contents[0].text
+
+    def read_book(title: str, text: str) -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            uri = f"books://{title}"
+            result = await s().read_resource(uri)
+            p = Problems()
+            if p.eq(len(result.contents), 1, "number of contents"):
+                c = result.contents[0]
+                p.eq(getattr(c, "text", "<not text>"), text, "text")
+                p.eq(c.uri, uri, "uri")
+            p.done()
+
+        return check
+
+    async def read_catalog_json() -> None:
+        text = await read_one_text("books://catalog")
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise CheckFailed(f"text is not JSON ({exc}): {text!r}") from None
+        if value != ["Dune", "Neuromancer"]:
+            raise CheckFailed(f"expected ['Dune', 'Neuromancer'], got {value!r}")
+
+    def read_error(uri: str, message: str) -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            await expect_protocol_error(s().read_resource(uri), code=-32602, message=message, data={"uri": uri})
+
+        return check
+
+    async def ping() -> None:
+        result = await s().send_ping()
+        if not isinstance(result, types.EmptyResult):
+            raise CheckFailed(f"unexpected ping result {result!r}")
+
+    top_err = "Invalid arguments for tool top:"
+    return [
+        ("initialize", initialize),
+        ("tools_list_names_and_order", tools_list_names),
+        ("tools_list_get_author_schemas", tools_list_get_author_schemas),
+        ("tools_list_top_schema", tools_list_top_schema),
+        ("call_get_author_dune", get_author_ok("Dune", "Frank Herbert")),
+        ("call_get_author_neuromancer", get_author_ok("Neuromancer", "William Gibson")),
+        ("call_get_author_unknown_title_is_tool_error", get_author_unknown_title),
+        ("call_get_author_strict_dune", get_author_strict_dune),
+        ("call_get_author_strict_unknown_title_is_protocol_error", get_author_strict_unknown_title),
+        ("call_top_1", top_1),
+        ("call_top_2", top_n(2, ["Dune", "Neuromancer"])),
+        ("call_top_0", top_n(0, [])),
+        ("call_top_99_above_maximum", rejected("top", {"n": 99}, exact=f"{top_err} /n must be <= 50")),
+        ("call_top_negative_below_minimum", rejected("top", {"n": -1}, exact=f"{top_err} /n must be >= 0")),
+        ("call_top_string_not_coerced", rejected("top", {"n": "3"}, prefix=f"{top_err} /n")),
+        ("call_top_missing_n", rejected("top", {}, prefix=top_err, contains="n")),
+        (
+            "call_get_author_title_not_string",
+            rejected("get_author", {"title": 5}, prefix="Invalid arguments for tool get_author: /title"),
+        ),
+        ("call_unknown_tool_is_protocol_error", unknown_tool),
+        ("resources_list_catalog", resources_list_catalog),
+        ("resource_templates_list", resource_templates_list),
+        ("read_books_dune", read_book("Dune", "Dune by Frank Herbert")),
+        ("read_books_neuromancer", read_book("Neuromancer", "Neuromancer by William Gibson")),
+        ("read_books_catalog_json", read_catalog_json),
+        ("read_books_nothing_not_found", read_error("books://Nothing", NOT_FOUND)),
+        ("read_unknown_scheme", read_error("nobooks://x", "Unknown resource: nobooks://x")),
+        (
+            "read_percent_encoded_title",
+            read_error("books://Dune%20Messiah", "No book titled 'Dune Messiah' in the catalog."),
+        ),
+        ("ping", ping),
+    ]
+
+
+# --------------------------------------------------------------------------- default (auto) mode
+
+
+async def default_mode_connect(conn: HandshakeConnection) -> str:
+    """A second connection through the high-level ``mcp.Client`` with its default ``mode="auto"``."""
+    transport = stdio_client(conn.params(), errlog=conn.new_errlog())
+    async with Client(transport, read_timeout_seconds=REQUEST_READ_TIMEOUT) as client:  # mode="auto" by default
+        session = client.session
+        p = Problems()
+        if session.initialize_result is not None:
+            era = f"server/discover not accepted, fell back to initialize: {session.protocol_version}"
+            p.expect(
+                session.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS,
+                f"handshake negotiated {session.protocol_version!r}",
+            )
+            p.eq(session.protocol_version, HANDSHAKE_VERSION, "negotiated protocolVersion")
+            p.eq(session.server_info.name if session.server_info else None, "Bookshop", "serverInfo.name")
+        elif session.discover_result is not None:
+            era = f"modern era via server/discover: {session.protocol_version}"
+            p.expect(session.protocol_version in MODERN_PROTOCOL_VERSIONS, f"adopted {session.protocol_version!r}")
+        else:  # pragma: no cover - Client.__aenter__ always sets one of the two
+            raise CheckFailed("neither initialize nor discover result after connecting")
+        names = [t.name for t in (await client.list_tools()).tools]
+        p.expect("get_author" in names, f"tools/list lacks get_author: {names}")
+        p.done()
+        return era
+
+
+# --------------------------------------------------------------------------- main
+
+
+def own_children() -> list[int]:
+    """PIDs whose parent is this process (the servers the SDK spawned)."""
+    me, pids = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == me:
+            pids.append(int(entry))
+    return pids
+
+
+def start_watchdog(runner: Runner, seconds: float) -> None:
+    def fire() -> None:
+        print(f"FAIL watchdog: the run still had not finished after {seconds:.0f}s; killing the server", flush=True)
+        for pid in own_children():
+            try:
+                # stdio_client starts the server in its own session, so its process group id is its pid.
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        print(f"{runner.passed} passed, {runner.failed + 1} failed", flush=True)
+        os._exit(3)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+
+
+def print_stderr_tails(conn: HandshakeConnection, lines: int = 15) -> None:
+    for i, log in enumerate(conn.stderr_logs, 1):
+        try:
+            log.flush()
+            log.seek(0)
+            tail = log.read().splitlines()[-lines:]
+        except (OSError, ValueError):
+            continue
+        if tail:
+            print(f"# server stderr, process {i} of {len(conn.stderr_logs)} (last {len(tail)} lines):", flush=True)
+            for line in tail:
+                print(f"#   {line}", flush=True)
+
+
+async def run_all(argv: list[str]) -> Runner:
+    runner = Runner()
+    conn = HandshakeConnection(argv, dict(os.environ))
+    start_watchdog(runner, TOTAL_TIMEOUT + 30)
+    with anyio.move_on_after(TOTAL_TIMEOUT + 15) as overall:
+        try:
+            for name, fn in handshake_checks(conn):
+                await runner.run(name, fn, conn)
+        finally:
+            # No shielding CancelScope here: the session's task groups must be exited as the
+            # innermost scope (anyio nesting rule); stdio_client shields its own bounded shutdown.
+            await conn.close()
+        await runner.run("default_mode_connect", lambda: default_mode_connect(conn), None)
+    if overall.cancelled_caught:
+        runner.fail("overall", f"the run exceeded {TOTAL_TIMEOUT + 15:.0f}s and was cancelled")
+    if runner.failed:
+        print_stderr_tails(conn)
+    return runner
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description="Drive the picomcp bookshop server with the official MCP Python SDK client (mcp==2.3.0).",
+        epilog='Server command: --server "CMD ARGS" (shell-style), or after "--", or env PICOMCP_SERVER.',
+    )
+    parser.add_argument("--server", help='server command line, split like a shell would (e.g. "target/release/examples/bookshop")')
+    parser.add_argument("server_argv", nargs="*", help="alternatively, the server command and its arguments after --")
+    args = parser.parse_args()
+    if args.server:
+        argv = shlex.split(args.server)
+    elif args.server_argv:
+        argv = list(args.server_argv)
+    else:
+        argv = shlex.split(os.environ.get("PICOMCP_SERVER", ""))
+    if not argv:
+        parser.error("no server command: give --server, a command after --, or set PICOMCP_SERVER")
+    print(f"# server: {shlex.join(argv)}", flush=True)
+    runner = anyio.run(run_all, argv)
+    if runner.skipped:
+        print(f"# {runner.skipped} skipped", flush=True)
+    print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
+    return 1 if runner.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+//! Zero heap allocations: a counting global allocator (per thread, so the
+//! test harness's own threads do not count) around full request/response
+//! cycles of every kind the server answers.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use picomcp::Connection;
+use picomcp::wire::frame::{LineFramer, Status};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn allocations() -> usize {
+    ALLOCS.with(Cell::get)
+}
+
+/// Every kind of message the server answers (or deliberately does not).
+const SESSION: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":"pre","method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","id":"early","method":"tools/list"}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+    r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"N\u00e9ant \ud83d\ude00"}}}"#,
+    r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get_author_strict","arguments":{"title":"Nothing"}}}"#,
+    r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"top","arguments":{"n":2}}}"#,
+    r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"top","arguments":{"n":99}}}"#,
+    r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#,
+    r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"arguments":{}}}"#,
+    r#"{"jsonrpc":"2.0","id":11,"method":"resources/list"}"#,
+    r#"{"jsonrpc":"2.0","id":12,"method":"resources/templates/list"}"#,
+    r#"{"jsonrpc":"2.0","id":13,"method":"resources/read","params":{"uri":"books://Dune"}}"#,
+    r#"{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":"books://Dune%20Messiah"}}"#,
+    r#"{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"nobooks://x"}}"#,
+    r#"{"jsonrpc":"2.0","id":16,"method":"resources/read","params":{"uri":"books://catalog"}}"#,
+    r#"{"jsonrpc":"2.0","id":17,"method":"books/frobnicate"}"#,
+    r#"{"jsonrpc":"2.0","id":18,"method":"ping","params":[]}"#,
+    r#"{not json"#,
+    r#"[{"jsonrpc":"2.0","id":19,"method":"ping"}]"#,
+    r#"{"jsonrpc":"2.0","id":42,"result":{}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
+    "",
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    r#"{"jsonrpc":"2.0","id":20,"method":"ping"}"#,
+];
+
+/// Runs the session through a framer and the server with stack buffers only;
+/// returns (bytes answered, answers).
+fn run_session(input: &[u8]) -> (usize, usize) {
+    let mut inbuf = [0u8; 512];
+    let mut out = [0u8; 4096];
+    let mut framer = LineFramer::new(&mut inbuf[..]);
+    let mut conn = Connection::new();
+    let (mut bytes, mut answers) = (0, 0);
+    let mut rest = input;
+    loop {
+        loop {
+            let n = match framer.next_frame() {
+                Status::Partial => break,
+                Status::Complete(line) => common::BOOKSHOP.handle(&mut conn, line, &mut out),
+                Status::Overflow { limit } => common::BOOKSHOP.handle_overflow(limit, &mut out),
+            };
+            if n > 0 {
+                bytes += n;
+                answers += out[..n].iter().filter(|&&b| b == b'\n').count();
+            }
+        }
+        if rest.is_empty() {
+            return (bytes, answers);
+        }
+        let n = framer.feed(rest);
+        rest = &rest[n..];
+    }
+}
+
+#[test]
+fn the_counter_is_live() {
+    let before = allocations();
+    let v = std::hint::black_box(vec![1u8; 10]);
+    drop(v);
+    assert!(allocations() > before);
+}
+
+#[test]
+fn full_cycles_allocate_nothing() {
+    let mut input = Vec::new();
+    for line in SESSION {
+        input.extend_from_slice(line.as_bytes());
+        input.extend_from_slice(b"\r\n");
+    }
+    // Warm up once (thread-local init and the like), then count.
+    let (bytes, answers) = run_session(&input);
+    let before = allocations();
+    for _ in 0..100 {
+        assert_eq!(run_session(&input), (bytes, answers));
+    }
+    let after = allocations();
+    assert_eq!(after - before, 0, "heap allocations during 100 sessions");
+    // Every request was answered: all lines but the 2 notifications, the
+    // client response and the empty line.
+    assert_eq!(answers, SESSION.len() - 4);
+    assert!(bytes > 2000);
+}
