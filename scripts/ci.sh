@@ -22,7 +22,7 @@ step "cargo test"
 cargo test
 
 step "cargo doc (warnings denied)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features std
 
 step "no_std build for thumbv7em-none-eabihf"
 cargo build --lib --no-default-features --target thumbv7em-none-eabihf

@@ -78,8 +78,8 @@ pub mod transport;
 pub mod wire;
 
 pub use error::{
-    ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-    ProtocolError, ResourceNotFound, ToolError,
+    ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    PARSE_ERROR, ProtocolError, ResourceNotFound, ToolError,
 };
 pub use mcp::{ProtocolVersion, ServerInfo};
 pub use server::{Connection, Server};

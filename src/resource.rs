@@ -43,7 +43,8 @@ impl<'a> From<ResourceNotFound<'a>> for ResourceFailure<'a> {
 pub type ResourceOutcome<'a> = Result<Done, ResourceFailure<'a>>;
 
 /// A resource handler. `S` is the server's application state.
-pub type ResourceFn<S> = for<'a, 'r> fn(&'a S, ReadRequest<'a>, Contents<'r>) -> ResourceOutcome<'a>;
+pub type ResourceFn<S> =
+    for<'a, 'r> fn(&'a S, ReadRequest<'a>, Contents<'r>) -> ResourceOutcome<'a>;
 
 /// A fixed resource's description, listed by `resources/list`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +114,14 @@ impl<'s> ResourceDescriptor<'s> {
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
         w.raw(b"{\"uri\":");
         w.string(self.uri);
-        write_common(w, fields, self.name, self.title, self.description, self.mime_type);
+        write_common(
+            w,
+            fields,
+            self.name,
+            self.title,
+            self.description,
+            self.mime_type,
+        );
         if let Some(n) = self.size {
             w.raw(b",\"size\":");
             w.u64(n);
@@ -206,7 +214,14 @@ impl<'s> TemplateDescriptor<'s> {
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
         w.raw(b"{\"uriTemplate\":");
         w.string(self.uri_template);
-        write_common(w, fields, self.name, self.title, self.description, self.mime_type);
+        write_common(
+            w,
+            fields,
+            self.name,
+            self.title,
+            self.description,
+            self.mime_type,
+        );
         write_icons(w, self.icons, fields);
         w.raw(b"}");
     }
@@ -223,13 +238,18 @@ pub struct Resource<S> {
 impl<S> Resource<S> {
     /// Pair a descriptor with its handler.
     pub const fn new(descriptor: ResourceDescriptor<'static>, handler: ResourceFn<S>) -> Self {
-        Self { descriptor, handler }
+        Self {
+            descriptor,
+            handler,
+        }
     }
 }
 
 impl<S> fmt::Debug for Resource<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Resource").field("descriptor", &self.descriptor).finish_non_exhaustive()
+        f.debug_struct("Resource")
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
     }
 }
 
@@ -244,13 +264,18 @@ pub struct ResourceTemplate<S> {
 impl<S> ResourceTemplate<S> {
     /// Pair a descriptor with its handler.
     pub const fn new(descriptor: TemplateDescriptor<'static>, handler: ResourceFn<S>) -> Self {
-        Self { descriptor, handler }
+        Self {
+            descriptor,
+            handler,
+        }
     }
 }
 
 impl<S> fmt::Debug for ResourceTemplate<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResourceTemplate").field("descriptor", &self.descriptor).finish_non_exhaustive()
+        f.debug_struct("ResourceTemplate")
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
     }
 }
 
@@ -301,7 +326,10 @@ impl<'a> PercentStr<'a> {
             let c = *b.get(i)?;
             if c == b'%' {
                 let hex = |x: u8| (x as char).to_digit(16);
-                if let (Some(h), Some(l)) = (b.get(i + 1).and_then(|&x| hex(x)), b.get(i + 2).and_then(|&x| hex(x))) {
+                if let (Some(h), Some(l)) = (
+                    b.get(i + 1).and_then(|&x| hex(x)),
+                    b.get(i + 2).and_then(|&x| hex(x)),
+                ) {
                     i += 3;
                     return Some((h * 16 + l) as u8);
                 }
@@ -423,14 +451,18 @@ where
                     Some(n) => (true, n),
                     None => (false, expr),
                 };
-                if name.is_empty() || name.contains(['{', ',', '*', ':', '?', '#', '/', '.', ';', '&']) {
+                if name.is_empty()
+                    || name.contains(['{', ',', '*', ':', '?', '#', '/', '.', ';', '&'])
+                {
                     return None;
                 }
                 // The value runs to the next literal (or the end).
                 let next_lit = t.find('{').map_or(t, |i| t.get(..i).unwrap_or(""));
                 let end = if !t.contains('{') {
                     // Last variable: the rest of the template is a fixed suffix.
-                    u.len().checked_sub(t.len()).filter(|&e| u.get(e..) == Some(t))?
+                    u.len()
+                        .checked_sub(t.len())
+                        .filter(|&e| u.get(e..) == Some(t))?
                 } else if next_lit.is_empty() {
                     return None; // adjacent variables: ambiguous
                 } else {
@@ -506,7 +538,11 @@ pub struct Contents<'r> {
 }
 
 impl<'r> Contents<'r> {
-    pub(crate) fn new(buf: &'r mut [u8], state: &'r mut ContentsState, version: ProtocolVersion) -> Self {
+    pub(crate) fn new(
+        buf: &'r mut [u8],
+        state: &'r mut ContentsState,
+        version: ProtocolVersion,
+    ) -> Self {
         let mut w = Writer::new(buf);
         w.raw(b"\"contents\":[");
         Self {
@@ -546,7 +582,12 @@ impl<'r> Contents<'r> {
     }
 
     /// A text item from formatted text.
-    pub fn text_fmt(&mut self, uri: &str, mime_type: Option<&str>, args: fmt::Arguments<'_>) -> &mut Self {
+    pub fn text_fmt(
+        &mut self,
+        uri: &str,
+        mime_type: Option<&str>,
+        args: fmt::Arguments<'_>,
+    ) -> &mut Self {
         let w = self.begin(uri, mime_type);
         w.raw(b",\"text\":");
         w.string_fmt(args);
@@ -570,7 +611,12 @@ impl<'r> Contents<'r> {
 
     /// A text item whose text is a JSON document built with a
     /// [`ValueWriter`] (escaped into the string as it is written).
-    pub fn json(&mut self, uri: &str, mime_type: Option<&str>, write: impl FnOnce(ValueWriter<'_, 'r>)) -> &mut Self {
+    pub fn json(
+        &mut self,
+        uri: &str,
+        mime_type: Option<&str>,
+        write: impl FnOnce(ValueWriter<'_, 'r>),
+    ) -> &mut Self {
         let w = self.begin(uri, mime_type);
         w.raw(b",\"text\":\"");
         let was = w.set_string_mode(true);
@@ -601,7 +647,9 @@ impl<'r> Contents<'r> {
 
 impl fmt::Debug for Contents<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Contents").field("version", &self.version).finish_non_exhaustive()
+        f.debug_struct("Contents")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -611,12 +659,19 @@ mod tests {
     use std::string::ToString;
 
     fn vars(t: &str, u: &str) -> Option<std::vec::Vec<(std::string::String, std::string::String)>> {
-        match_template(t, u).map(|v| v.iter().map(|(n, p)| (n.to_string(), p.to_string())).collect())
+        match_template(t, u).map(|v| {
+            v.iter()
+                .map(|(n, p)| (n.to_string(), p.to_string()))
+                .collect()
+        })
     }
 
     #[test]
     fn simple_template() {
-        assert_eq!(vars("books://{title}", "books://Dune"), Some(std::vec![("title".into(), "Dune".into())]));
+        assert_eq!(
+            vars("books://{title}", "books://Dune"),
+            Some(std::vec![("title".into(), "Dune".into())])
+        );
         assert_eq!(
             vars("books://{title}", "books://Dune%20Messiah"),
             Some(std::vec![("title".into(), "Dune Messiah".into())])
@@ -631,11 +686,26 @@ mod tests {
     fn reserved_and_multiple() {
         assert_eq!(
             vars("repo://{owner}/{+path}", "repo://me/a/b.txt"),
-            Some(std::vec![("owner".into(), "me".into()), ("path".into(), "a/b.txt".into())])
+            Some(std::vec![
+                ("owner".into(), "me".into()),
+                ("path".into(), "a/b.txt".into())
+            ])
         );
-        assert_eq!(vars("f://{name}.txt", "f://a.b.txt"), Some(std::vec![("name".into(), "a.b".into())]));
-        assert_eq!(vars("f://{a}/{b}/x", "f://1/2/x"), Some(std::vec![("a".into(), "1".into()), ("b".into(), "2".into())]));
-        assert_eq!(vars("f://{name}.txt", "f://notes.txt"), Some(std::vec![("name".into(), "notes".into())]));
+        assert_eq!(
+            vars("f://{name}.txt", "f://a.b.txt"),
+            Some(std::vec![("name".into(), "a.b".into())])
+        );
+        assert_eq!(
+            vars("f://{a}/{b}/x", "f://1/2/x"),
+            Some(std::vec![
+                ("a".into(), "1".into()),
+                ("b".into(), "2".into())
+            ])
+        );
+        assert_eq!(
+            vars("f://{name}.txt", "f://notes.txt"),
+            Some(std::vec![("name".into(), "notes".into())])
+        );
         assert_eq!(vars("x://{a}{b}", "x://ab"), None);
     }
 

@@ -298,7 +298,10 @@ impl<'s> Schema<'s> {
 
     /// A schema of the given type(s).
     pub const fn of(types: Types) -> Self {
-        Schema { types, ..Schema::ANY }
+        Schema {
+            types,
+            ..Schema::ANY
+        }
     }
 
     /// `{"type":"object","properties":{...}}`.
@@ -596,7 +599,11 @@ impl<'s> Schema<'s> {
         's: 'a,
     {
         let mut path = PathBuf::new();
-        check(self, value, &mut path, 0)
+        let mut found = None;
+        match (check(self, value, &mut path, 0, &mut found), found) {
+            (false, Some(v)) => Err(v),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -609,7 +616,7 @@ enum Seg<'a> {
 }
 
 /// Bounded path from the root to the value being checked.
-const MAX_PATH: usize = 16;
+const MAX_PATH: usize = 8;
 
 #[derive(Clone, Copy, Debug)]
 struct PathBuf<'a> {
@@ -694,7 +701,13 @@ impl fmt::Display for Violation<'_, '_> {
         if self.path.len == 0 {
             f.write_str("/")?;
         }
-        for seg in self.path.segs.iter().take(self.path.len.min(MAX_PATH)).flatten() {
+        for seg in self
+            .path
+            .segs
+            .iter()
+            .take(self.path.len.min(MAX_PATH))
+            .flatten()
+        {
             f.write_str("/")?;
             match seg {
                 Seg::Key(k) => {
@@ -752,11 +765,19 @@ fn pointer_char(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
     }
 }
 
-fn fail<'s, 'a>(path: &PathBuf<'a>, constraint: Constraint<'s>) -> Result<(), Violation<'s, 'a>> {
-    Err(Violation {
+/// Record the first violation; `false` stops the walk. The violation travels
+/// through this slot rather than up the recursion, so each level's stack frame
+/// stays small.
+fn fail<'s, 'a>(
+    found: &mut Option<Violation<'s, 'a>>,
+    path: &PathBuf<'a>,
+    constraint: Constraint<'s>,
+) -> bool {
+    *found = Some(Violation {
         path: *path,
         constraint,
-    })
+    });
+    false
 }
 
 // Recursion here follows the *schema's* nesting (static, developer-written),
@@ -766,64 +787,72 @@ fn check<'s: 'a, 'a>(
     v: &Value<'a>,
     path: &mut PathBuf<'a>,
     depth: usize,
-) -> Result<(), Violation<'s, 'a>> {
+    found: &mut Option<Violation<'s, 'a>>,
+) -> bool {
     if depth > MAX_SCHEMA_DEPTH {
-        return fail(path, Constraint::TooDeep);
+        return fail(found, path, Constraint::TooDeep);
     }
     if !s.types.accepts(v) {
-        return fail(path, Constraint::Type(s.types));
+        return fail(found, path, Constraint::Type(s.types));
     }
     if !s.enum_values.is_empty() && !s.enum_values.iter().any(|l| l.matches(v)) {
-        return fail(path, Constraint::Enum(s.enum_values));
+        return fail(found, path, Constraint::Enum(s.enum_values));
     }
-    if let Some(c) = s.const_value {
-        if !c.matches(v) {
-            return fail(path, Constraint::Const(c));
-        }
+    if let Some(c) = s.const_value
+        && !c.matches(v)
+    {
+        return fail(found, path, Constraint::Const(c));
     }
     match v.kind() {
-        Kind::Number => check_number(s, v, path),
+        Kind::Number => check_number(s, v, path, found),
         Kind::String => {
             let n = v.as_str().map_or(0, |j| j.char_count());
-            if let Some(min) = s.min_length {
-                if n < min as usize {
-                    return fail(path, Constraint::MinLength(min));
-                }
+            if let Some(min) = s.min_length
+                && n < min as usize
+            {
+                return fail(found, path, Constraint::MinLength(min));
             }
-            if let Some(max) = s.max_length {
-                if n > max as usize {
-                    return fail(path, Constraint::MaxLength(max));
-                }
+            if let Some(max) = s.max_length
+                && n > max as usize
+            {
+                return fail(found, path, Constraint::MaxLength(max));
             }
-            Ok(())
+            true
         }
         Kind::Array => {
             let n = v.len();
-            if let Some(min) = s.min_items {
-                if n < min as usize {
-                    return fail(path, Constraint::MinItems(min));
-                }
+            if let Some(min) = s.min_items
+                && n < min as usize
+            {
+                return fail(found, path, Constraint::MinItems(min));
             }
-            if let Some(max) = s.max_items {
-                if n > max as usize {
-                    return fail(path, Constraint::MaxItems(max));
-                }
+            if let Some(max) = s.max_items
+                && n > max as usize
+            {
+                return fail(found, path, Constraint::MaxItems(max));
             }
             if let Some(items) = s.items {
                 for (i, item) in v.items().enumerate() {
                     path.push(Seg::Index(i));
-                    check(items, &item, path, depth + 1)?;
+                    if !check(items, &item, path, depth + 1, found) {
+                        return false;
+                    }
                     path.pop();
                 }
             }
-            Ok(())
+            true
         }
-        Kind::Object => check_object(s, v, path, depth),
-        _ => Ok(()),
+        Kind::Object => check_object(s, v, path, depth, found),
+        _ => true,
     }
 }
 
-fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, path: &PathBuf<'a>) -> Result<(), Violation<'s, 'a>> {
+fn check_number<'s, 'a>(
+    s: &'s Schema<'s>,
+    v: &Value<'a>,
+    path: &PathBuf<'a>,
+    found: &mut Option<Violation<'s, 'a>>,
+) -> bool {
     use core::cmp::Ordering::{Equal, Greater, Less};
     let below = |b: Bound, allow_equal: bool| match b.cmp_value(v) {
         Some(Less) => true,
@@ -837,25 +866,25 @@ fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, path: &PathBuf<'a>) ->
         Some(Less) => false,
         None => true,
     };
-    if let Some(b) = s.minimum {
-        if below(b, true) {
-            return fail(path, Constraint::Minimum(b));
-        }
+    if let Some(b) = s.minimum
+        && below(b, true)
+    {
+        return fail(found, path, Constraint::Minimum(b));
     }
-    if let Some(b) = s.maximum {
-        if above(b, true) {
-            return fail(path, Constraint::Maximum(b));
-        }
+    if let Some(b) = s.maximum
+        && above(b, true)
+    {
+        return fail(found, path, Constraint::Maximum(b));
     }
-    if let Some(b) = s.exclusive_minimum {
-        if below(b, false) {
-            return fail(path, Constraint::ExclusiveMinimum(b));
-        }
+    if let Some(b) = s.exclusive_minimum
+        && below(b, false)
+    {
+        return fail(found, path, Constraint::ExclusiveMinimum(b));
     }
-    if let Some(b) = s.exclusive_maximum {
-        if above(b, false) {
-            return fail(path, Constraint::ExclusiveMaximum(b));
-        }
+    if let Some(b) = s.exclusive_maximum
+        && above(b, false)
+    {
+        return fail(found, path, Constraint::ExclusiveMaximum(b));
     }
     if let Some(m) = s.multiple_of {
         let ok = match v.as_number().and_then(|n| n.as_i64()) {
@@ -863,10 +892,10 @@ fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, path: &PathBuf<'a>) ->
             None => false,
         };
         if !ok {
-            return fail(path, Constraint::MultipleOf(m));
+            return fail(found, path, Constraint::MultipleOf(m));
         }
     }
-    Ok(())
+    true
 }
 
 fn check_object<'s: 'a, 'a>(
@@ -874,11 +903,12 @@ fn check_object<'s: 'a, 'a>(
     v: &Value<'a>,
     path: &mut PathBuf<'a>,
     depth: usize,
-) -> Result<(), Violation<'s, 'a>> {
+    found: &mut Option<Violation<'s, 'a>>,
+) -> bool {
     for name in s.required {
         if v.get(name).is_none() {
             path.push(Seg::Name(name));
-            let r = fail(path, Constraint::Required);
+            let r = fail(found, path, Constraint::Required);
             path.pop();
             return r;
         }
@@ -890,18 +920,20 @@ fn check_object<'s: 'a, 'a>(
             Some(p) => {
                 let seen = v.members().filter(|(k, _)| k.eq_str(p.name)).count();
                 if seen > 1 {
-                    return fail(path, Constraint::Duplicate);
+                    return fail(found, path, Constraint::Duplicate);
                 }
-                check(&p.schema, &member, path, depth + 1)?;
+                if !check(&p.schema, &member, path, depth + 1, found) {
+                    return false;
+                }
             }
             None if s.additional_properties == Some(false) => {
-                return fail(path, Constraint::NotAllowed);
+                return fail(found, path, Constraint::NotAllowed);
             }
             None => {}
         }
         path.pop();
     }
-    Ok(())
+    true
 }
 
 #[cfg(test)]
@@ -910,19 +942,31 @@ mod tests {
     use crate::wire::json::Limits;
     use std::string::{String, ToString};
 
-    const TOP: Schema = Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))]).required(&["n"]);
+    const TOP: Schema =
+        Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))])
+            .required(&["n"]);
 
     const ITEM: Schema = Schema::string().min_length(2).max_length(3);
     const RICH: Schema = Schema::object(&[
         Property::new("name", Schema::string().nullable()),
         Property::new("tags", Schema::array(&ITEM).min_items(1).max_items(2)),
-        Property::new("color", Schema::string().enum_values(&[Literal::Str("red"), Literal::Str("green")])),
+        Property::new(
+            "color",
+            Schema::string().enum_values(&[Literal::Str("red"), Literal::Str("green")]),
+        ),
         Property::new("even", Schema::integer().multiple_of(2)),
-        Property::new("ratio", Schema::number().exclusive_minimum(Bound::Int(0)).exclusive_maximum(Bound::Float(1.5))),
+        Property::new(
+            "ratio",
+            Schema::number()
+                .exclusive_minimum(Bound::Int(0))
+                .exclusive_maximum(Bound::Float(1.5)),
+        ),
         Property::new("kind", Schema::string().const_value(Literal::Str("book"))),
         Property::new(
             "inner",
-            Schema::object(&[Property::new("ok", Schema::boolean())]).required(&["ok"]).additional_properties(false),
+            Schema::object(&[Property::new("ok", Schema::boolean())])
+                .required(&["ok"])
+                .additional_properties(false),
         ),
     ]);
 
@@ -935,42 +979,109 @@ mod tests {
     fn emits_schema_text() {
         let mut buf = [0u8; 512];
         let mut w = Writer::new(&mut buf);
-        Schema::string().nullable().description("d").default_json("null").write(&mut w);
+        Schema::string()
+            .nullable()
+            .description("d")
+            .default_json("null")
+            .write(&mut w);
         let n = w.finish().unwrap();
-        assert_eq!(&buf[..n], br#"{"type":["string","null"],"description":"d","default":null}"#);
+        assert_eq!(
+            &buf[..n],
+            br#"{"type":["string","null"],"description":"d","default":null}"#
+        );
     }
 
     #[test]
     fn bookshop_top() {
         assert_eq!(err(&TOP, r#"{"n":3}"#), None);
-        assert_eq!(err(&TOP, r#"{"n":99}"#).as_deref(), Some("/n must be <= 50"));
+        assert_eq!(
+            err(&TOP, r#"{"n":99}"#).as_deref(),
+            Some("/n must be <= 50")
+        );
         assert_eq!(err(&TOP, r#"{"n":-1}"#).as_deref(), Some("/n must be >= 0"));
-        assert_eq!(err(&TOP, r#"{"n":"3"}"#).as_deref(), Some("/n must be of type integer"));
-        assert_eq!(err(&TOP, r#"{"n":2.5}"#).as_deref(), Some("/n must be of type integer"));
+        assert_eq!(
+            err(&TOP, r#"{"n":"3"}"#).as_deref(),
+            Some("/n must be of type integer")
+        );
+        assert_eq!(
+            err(&TOP, r#"{"n":2.5}"#).as_deref(),
+            Some("/n must be of type integer")
+        );
         assert_eq!(err(&TOP, r#"{"n":2.0}"#), None);
         assert_eq!(err(&TOP, r#"{}"#).as_deref(), Some("/n is required"));
-        assert_eq!(err(&TOP, r#"{"n":1,"n":99}"#).as_deref(), Some("/n appears more than once"));
+        assert_eq!(
+            err(&TOP, r#"{"n":1,"n":99}"#).as_deref(),
+            Some("/n appears more than once")
+        );
         assert_eq!(err(&TOP, r#"{"n":1,"extra":true}"#), None);
     }
 
     #[test]
     fn rich_constraints() {
-        assert_eq!(err(&RICH, r#"{"name":null,"tags":["ab"],"color":"red","even":4,"ratio":1,"kind":"book","inner":{"ok":true}}"#), None);
-        assert_eq!(err(&RICH, r#"{"name":1}"#).as_deref(), Some("/name must be of type string or null"));
-        assert_eq!(err(&RICH, r#"{"tags":[]}"#).as_deref(), Some("/tags must have at least 1 items"));
-        assert_eq!(err(&RICH, r#"{"tags":["ab","cd","ef"]}"#).as_deref(), Some("/tags must have at most 2 items"));
-        assert_eq!(err(&RICH, r#"{"tags":["ab","x"]}"#).as_deref(), Some("/tags/1 must be at least 2 characters long"));
+        assert_eq!(
+            err(
+                &RICH,
+                r#"{"name":null,"tags":["ab"],"color":"red","even":4,"ratio":1,"kind":"book","inner":{"ok":true}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            err(&RICH, r#"{"name":1}"#).as_deref(),
+            Some("/name must be of type string or null")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"tags":[]}"#).as_deref(),
+            Some("/tags must have at least 1 items")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"tags":["ab","cd","ef"]}"#).as_deref(),
+            Some("/tags must have at most 2 items")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"tags":["ab","x"]}"#).as_deref(),
+            Some("/tags/1 must be at least 2 characters long")
+        );
         assert_eq!(err(&RICH, r#"{"tags":["ééé"]}"#), None);
-        assert_eq!(err(&RICH, r#"{"tags":["éééé"]}"#).as_deref(), Some("/tags/0 must be at most 3 characters long"));
-        assert_eq!(err(&RICH, r#"{"color":"blue"}"#).as_deref(), Some(r#"/color must be one of "red", "green""#));
-        assert_eq!(err(&RICH, r#"{"even":3}"#).as_deref(), Some("/even must be a multiple of 2"));
-        assert_eq!(err(&RICH, r#"{"ratio":0}"#).as_deref(), Some("/ratio must be > 0"));
-        assert_eq!(err(&RICH, r#"{"ratio":1.5}"#).as_deref(), Some("/ratio must be < 1.5"));
-        assert_eq!(err(&RICH, r#"{"kind":"cd"}"#).as_deref(), Some(r#"/kind must be "book""#));
-        assert_eq!(err(&RICH, r#"{"inner":{}}"#).as_deref(), Some("/inner/ok is required"));
-        assert_eq!(err(&RICH, r#"{"inner":{"ok":true,"x/y":1}}"#).as_deref(), Some("/inner/x~1y is not an allowed property"));
-        assert_eq!(err(&RICH, r#"{"inner":{"ok":true,"\u0078":1}}"#).as_deref(), Some("/inner/x is not an allowed property"));
-        assert_eq!(err(&RICH, r#"[]"#).as_deref(), Some("/ must be of type object"));
+        assert_eq!(
+            err(&RICH, r#"{"tags":["éééé"]}"#).as_deref(),
+            Some("/tags/0 must be at most 3 characters long")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"color":"blue"}"#).as_deref(),
+            Some(r#"/color must be one of "red", "green""#)
+        );
+        assert_eq!(
+            err(&RICH, r#"{"even":3}"#).as_deref(),
+            Some("/even must be a multiple of 2")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"ratio":0}"#).as_deref(),
+            Some("/ratio must be > 0")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"ratio":1.5}"#).as_deref(),
+            Some("/ratio must be < 1.5")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"kind":"cd"}"#).as_deref(),
+            Some(r#"/kind must be "book""#)
+        );
+        assert_eq!(
+            err(&RICH, r#"{"inner":{}}"#).as_deref(),
+            Some("/inner/ok is required")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"inner":{"ok":true,"x/y":1}}"#).as_deref(),
+            Some("/inner/x~1y is not an allowed property")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"inner":{"ok":true,"\u0078":1}}"#).as_deref(),
+            Some("/inner/x is not an allowed property")
+        );
+        assert_eq!(
+            err(&RICH, r#"[]"#).as_deref(),
+            Some("/ must be of type object")
+        );
     }
 
     static LOOP: Schema = Schema {
@@ -982,7 +1093,14 @@ mod tests {
     fn self_referencing_schema_is_bounded() {
         let deep = "[".repeat(30) + &"]".repeat(30);
         assert_eq!(err(&LOOP, &deep), None);
-        let v = Value::parse(b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", &Limits::DEFAULT.max_depth(64)).unwrap();
-        assert!(matches!(LOOP.validate(&v).map_err(|e| e.constraint), Err(Constraint::TooDeep)));
+        let v = Value::parse(
+            b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+            &Limits::DEFAULT.max_depth(64),
+        )
+        .unwrap();
+        assert!(matches!(
+            LOOP.validate(&v).map_err(|e| e.constraint),
+            Err(Constraint::TooDeep)
+        ));
     }
 }

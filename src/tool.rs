@@ -302,13 +302,18 @@ pub struct Tool<S> {
 impl<S> Tool<S> {
     /// Pair a descriptor with its handler.
     pub const fn new(descriptor: ToolDescriptor<'static>, handler: ToolFn<S>) -> Self {
-        Self { descriptor, handler }
+        Self {
+            descriptor,
+            handler,
+        }
     }
 }
 
 impl<S> fmt::Debug for Tool<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tool").field("descriptor", &self.descriptor).finish_non_exhaustive()
+        f.debug_struct("Tool")
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
     }
 }
 
@@ -333,8 +338,11 @@ impl<'a> Arguments<'a> {
     /// request (escaped strings are decoded in place). A mismatch between `T`
     /// and the input schema surfaces here as a tool error naming the problem.
     pub fn parse<T: Deserialize<'a>>(self) -> Result<T, ToolError<'static>> {
-        crate::wire::de::from_slice_in_place(self.raw)
-            .map_err(|e| ToolError::format(format_args!("arguments do not match the expected shape: {e}")))
+        crate::wire::de::from_slice_in_place(self.raw).map_err(|e| {
+            ToolError::format(format_args!(
+                "arguments do not match the expected shape: {e}"
+            ))
+        })
     }
 }
 
@@ -358,7 +366,11 @@ pub struct Reply<'r> {
 }
 
 impl<'r> Reply<'r> {
-    pub(crate) fn new(buf: &'r mut [u8], state: &'r mut ReplyState, version: ProtocolVersion) -> Self {
+    pub(crate) fn new(
+        buf: &'r mut [u8],
+        state: &'r mut ReplyState,
+        version: ProtocolVersion,
+    ) -> Self {
         Self {
             w: Writer::new(buf),
             state,
@@ -402,7 +414,9 @@ impl<'r> Reply<'r> {
 
 impl fmt::Debug for Reply<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Reply").field("version", &self.version).finish_non_exhaustive()
+        f.debug_struct("Reply")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -573,7 +587,10 @@ impl<'r> Content<'r> {
     /// Finish the result with `structuredContent`, written by `write`. If no
     /// content block was written, a text block carrying the same JSON is
     /// added. The server checks it against the tool's output schema.
-    pub fn finish_structured<'a>(mut self, write: impl FnOnce(ValueWriter<'_, 'r>)) -> ToolOutcome<'a> {
+    pub fn finish_structured<'a>(
+        mut self,
+        write: impl FnOnce(ValueWriter<'_, 'r>),
+    ) -> ToolOutcome<'a> {
         let w = &mut self.reply.w;
         let structured = if self.blocks > 0 {
             let cut_start = w.len();

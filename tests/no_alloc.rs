@@ -90,6 +90,7 @@ fn run_session(input: &[u8]) -> (usize, usize) {
                 Status::Partial => break,
                 Status::Complete(line) => common::BOOKSHOP.handle(&mut conn, line, &mut out),
                 Status::Overflow { limit } => common::BOOKSHOP.handle_overflow(limit, &mut out),
+                _ => 0,
             };
             if n > 0 {
                 bytes += n;

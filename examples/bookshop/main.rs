@@ -25,7 +25,9 @@ fn main() {
             ("--max-message", Some(n)) if n >= 64 => max_message = n,
             ("--max-response", Some(n)) if n >= 256 => max_response = n,
             _ => {
-                eprintln!("usage: bookshop [--max-message BYTES (>= 64)] [--max-response BYTES (>= 256)]");
+                eprintln!(
+                    "usage: bookshop [--max-message BYTES (>= 64)] [--max-response BYTES (>= 256)]"
+                );
                 std::process::exit(2);
             }
         }

@@ -1,7 +1,10 @@
 //! The bookshop of DESIGN.md: the handlers, shared by the stdio example and
 //! the firmware. `#![no_std]`-clean: no allocation, no std.
 
-use picomcp::resource::{Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate, TemplateDescriptor};
+use picomcp::resource::{
+    Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate,
+    TemplateDescriptor,
+};
 use picomcp::schema::{Property, Schema};
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolFailure, ToolOutcome};
 use picomcp::{INVALID_PARAMS, ProtocolError, ResourceNotFound, Server, ServerInfo, ToolError};
@@ -13,11 +16,15 @@ pub struct Shop {
 }
 
 /// Dune and Neuromancer.
-pub const CATALOG: &[(&str, &str)] = &[("Dune", "Frank Herbert"), ("Neuromancer", "William Gibson")];
+pub const CATALOG: &[(&str, &str)] =
+    &[("Dune", "Frank Herbert"), ("Neuromancer", "William Gibson")];
 
 impl Shop {
     fn author(&self, title: &str) -> Option<&'static str> {
-        self.catalog.iter().find(|(t, _)| *t == title).map(|(_, a)| *a)
+        self.catalog
+            .iter()
+            .find(|(t, _)| *t == title)
+            .map(|(_, a)| *a)
     }
 }
 
@@ -31,12 +38,16 @@ struct TopArgs {
     n: usize,
 }
 
-const TITLE_ARGS: Schema = Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]);
-const AUTHOR_OUTPUT: Schema = Schema::object(&[Property::new("result", Schema::string())]).required(&["result"]);
+const TITLE_ARGS: Schema =
+    Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]);
+const AUTHOR_OUTPUT: Schema =
+    Schema::object(&[Property::new("result", Schema::string())]).required(&["result"]);
 const TOP_ARGS: Schema =
-    Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))]).required(&["n"]);
+    Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))])
+        .required(&["n"]);
 const TITLE: Schema = Schema::string();
-const TOP_OUTPUT: Schema = Schema::object(&[Property::new("result", Schema::array(&TITLE))]).required(&["result"]);
+const TOP_OUTPUT: Schema =
+    Schema::object(&[Property::new("result", Schema::array(&TITLE))]).required(&["result"]);
 
 fn not_found(title: &str) -> ToolError<'static> {
     ToolError::format(format_args!("No book titled '{title}' in the catalog."))
@@ -84,16 +95,33 @@ fn top<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome
     })
 }
 
-fn book<'a>(shop: &'a Shop, req: ReadRequest<'a>, mut contents: Contents<'_>) -> ResourceOutcome<'a> {
-    let title = req.var("title").ok_or(ResourceNotFound::new("missing title"))?;
+fn book<'a>(
+    shop: &'a Shop,
+    req: ReadRequest<'a>,
+    mut contents: Contents<'_>,
+) -> ResourceOutcome<'a> {
+    let title = req
+        .var("title")
+        .ok_or(ResourceNotFound::new("missing title"))?;
     let Some((t, author)) = shop.catalog.iter().find(|(t, _)| title.eq_str(t)) else {
-        return Err(ResourceNotFound::format(format_args!("No book titled '{title}' in the catalog.")).into());
+        return Err(ResourceNotFound::format(format_args!(
+            "No book titled '{title}' in the catalog."
+        ))
+        .into());
     };
-    contents.text_fmt(req.uri(), Some("text/plain"), format_args!("{t} by {author}"));
+    contents.text_fmt(
+        req.uri(),
+        Some("text/plain"),
+        format_args!("{t} by {author}"),
+    );
     contents.finish()
 }
 
-fn catalog<'a>(shop: &'a Shop, req: ReadRequest<'a>, mut contents: Contents<'_>) -> ResourceOutcome<'a> {
+fn catalog<'a>(
+    shop: &'a Shop,
+    req: ReadRequest<'a>,
+    mut contents: Contents<'_>,
+) -> ResourceOutcome<'a> {
     contents.json(req.uri(), Some("application/json"), |v| {
         let mut list = v.array();
         for (t, _) in shop.catalog {

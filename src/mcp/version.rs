@@ -159,7 +159,10 @@ mod tests {
             assert_eq!(ProtocolVersion::parse(v.as_str()), Some(v));
             assert_eq!(v.era(), Era::Handshake);
         }
-        assert_eq!(ProtocolVersion::parse("2026-07-28").map(|v| v.era()), Some(Era::Modern));
+        assert_eq!(
+            ProtocolVersion::parse("2026-07-28").map(|v| v.era()),
+            Some(Era::Modern)
+        );
         assert_eq!(ProtocolVersion::parse("2099-01-01"), None);
     }
 

@@ -30,11 +30,13 @@ use core::fmt;
 use core::ops::Range;
 
 use crate::error::{
-    ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-    ProtocolError,
+    ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    PARSE_ERROR, ProtocolError,
 };
 use crate::mcp::{Fields, Method, ProtocolVersion, ServerInfo};
-use crate::resource::{ContentsState, ReadRequest, Resource, ResourceFailure, ResourceTemplate, Vars};
+use crate::resource::{
+    ContentsState, ReadRequest, Resource, ResourceFailure, ResourceTemplate, Vars,
+};
 use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure};
 use crate::wire::emit::Writer;
 use crate::wire::envelope::{self, Envelope};
@@ -106,7 +108,11 @@ impl<'o> Out<'o> {
             w.raw(PREFIX);
             w.raw(b"null");
         }
-        let id_end = if w.is_overflowed() { 0 } else { w.len().min(id_end) };
+        let id_end = if w.is_overflowed() {
+            0
+        } else {
+            w.len().min(id_end)
+        };
         Self { w, id_end }
     }
 
@@ -140,7 +146,9 @@ impl<'o> Out<'o> {
                 if json::validate(raw.as_bytes(), &Limits::DEFAULT).is_err() {
                     return self.error(
                         INTERNAL_ERROR,
-                        format_args!("Internal error: a handler returned error data that is not valid JSON"),
+                        format_args!(
+                            "Internal error: a handler returned error data that is not valid JSON"
+                        ),
                         Data::None,
                     );
                 }
@@ -156,7 +164,8 @@ impl<'o> Out<'o> {
         if self.w.is_overflowed() {
             let cap = self.w.capacity();
             self.w.truncate(self.id_end);
-            self.w.raw(b",\"error\":{\"code\":-32603,\"message\":\"response exceeds the ");
+            self.w
+                .raw(b",\"error\":{\"code\":-32603,\"message\":\"response exceeds the ");
             self.w.u64(cap as u64);
             self.w.raw(b"-byte output buffer\"}}\n");
         }
@@ -164,11 +173,19 @@ impl<'o> Out<'o> {
     }
 
     fn protocol(self, e: &ProtocolError<'_>) -> usize {
-        self.error(e.code(), format_args!("{}", e.message()), Data::User(e.error_data()))
+        self.error(
+            e.code(),
+            format_args!("{}", e.message()),
+            Data::User(e.error_data()),
+        )
     }
 
     fn invalid_params(self) -> usize {
-        self.error(INVALID_PARAMS, format_args!("Invalid request parameters"), Data::Str(""))
+        self.error(
+            INVALID_PARAMS,
+            format_args!("Invalid request parameters"),
+            Data::Str(""),
+        )
     }
 
     /// Write `,"result":` + the body + `}\n`; too large → `-32603`.
@@ -271,17 +288,28 @@ impl<'s, S> Server<'s, S> {
     /// notifications, responses and empty lines). Never panics; `frame` is
     /// modified (strings are unescaped in place).
     pub fn handle(&self, conn: &mut Connection, frame: &mut [u8], out: &mut [u8]) -> usize {
-        if frame.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+        if frame
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
             return 0;
         }
         if let Err(e) = json::validate(frame, &self.limits) {
-            return Out::new(out, None).error(PARSE_ERROR, format_args!("Parse error"), Data::Fmt(format_args!("{e}")));
+            return Out::new(out, None).error(
+                PARSE_ERROR,
+                format_args!("Parse error"),
+                Data::Fmt(format_args!("{e}")),
+            );
         }
         let value = Value::trusted(frame);
         if value.kind() == Kind::Array {
             let out = Out::new(out, None);
-            if value.len() == 0 {
-                return out.error(INVALID_REQUEST, format_args!("Invalid Request"), Data::Str("empty batch"));
+            if value.is_empty() {
+                return out.error(
+                    INVALID_REQUEST,
+                    format_args!("Invalid Request"),
+                    Data::Str("empty batch"),
+                );
             }
             return match conn.version() {
                 Some(v) => out.error(
@@ -375,7 +403,11 @@ impl<'s, S> Server<'s, S> {
                         let params = request.params.map(|p| span(frame, p.raw()));
                         self.read_resource(session, frame, params, resp)
                     }
-                    _ => resp.error(METHOD_NOT_FOUND, format_args!("Method not found"), Data::Json(request.method)),
+                    _ => resp.error(
+                        METHOD_NOT_FOUND,
+                        format_args!("Method not found"),
+                        Data::Json(request.method),
+                    ),
                 }
             }
         }
@@ -396,7 +428,9 @@ impl<'s, S> Server<'s, S> {
             return (resp.invalid_params(), None);
         };
         let requested = params.get("protocolVersion").and_then(|v| v.as_str());
-        let caps = params.get("capabilities").filter(|v| v.kind() == Kind::Object);
+        let caps = params
+            .get("capabilities")
+            .filter(|v| v.kind() == Kind::Object);
         let info_ok = params.get("clientInfo").is_some_and(|ci| {
             ci.kind() == Kind::Object
                 && ci.get("name").is_some_and(|n| n.kind() == Kind::String)
@@ -435,14 +469,22 @@ impl<'s, S> Server<'s, S> {
     fn write_capabilities(&self, w: &mut Writer<'_>, _fields: Fields) {
         let mut o = w.value().object();
         if self.has_resources() {
-            o.object("resources").bool("subscribe", false).bool("listChanged", false);
+            o.object("resources")
+                .bool("subscribe", false)
+                .bool("listChanged", false);
         }
         if !self.tools.is_empty() {
             o.object("tools").bool("listChanged", false);
         }
     }
 
-    fn call_tool(&self, session: &Session<Ready>, frame: &mut [u8], params: Option<Range<usize>>, resp: Out<'_>) -> usize {
+    fn call_tool(
+        &self,
+        session: &Session<Ready>,
+        frame: &mut [u8],
+        params: Option<Range<usize>>,
+        resp: Out<'_>,
+    ) -> usize {
         let version = session.version();
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
         let (tool, args_span) = {
@@ -459,14 +501,24 @@ impl<'s, S> Server<'s, S> {
                 Some(_) => return resp.invalid_params(),
             };
             let Some(tool) = self.tools.iter().find(|t| name.eq_str(t.descriptor.name)) else {
-                return resp.error(INVALID_PARAMS, format_args!("Unknown tool: {name}"), Data::None);
+                return resp.error(
+                    INVALID_PARAMS,
+                    format_args!("Unknown tool: {name}"),
+                    Data::None,
+                );
             };
             let empty = Value::trusted(b"{}");
-            if let Err(violation) = tool.descriptor.input_schema.validate(&args.unwrap_or(empty)) {
+            if let Err(violation) = tool
+                .descriptor
+                .input_schema
+                .validate(&args.unwrap_or(empty))
+            {
                 let tool_name = tool.descriptor.name;
                 return resp.result(|w| {
                     w.raw(b"{\"content\":[{\"type\":\"text\",\"text\":");
-                    w.string_fmt(format_args!("Invalid arguments for tool {tool_name}: {violation}"));
+                    w.string_fmt(format_args!(
+                        "Invalid arguments for tool {tool_name}: {violation}"
+                    ));
                     w.raw(b"}],\"isError\":true}");
                 });
             }
@@ -479,7 +531,11 @@ impl<'s, S> Server<'s, S> {
         w.raw(b",\"result\":{");
         let body_start = w.len();
         if w.is_overflowed() {
-            return Out { w, id_end }.error(INTERNAL_ERROR, format_args!("output buffer too small"), Data::None);
+            return Out { w, id_end }.error(
+                INTERNAL_ERROR,
+                format_args!("output buffer too small"),
+                Data::None,
+            );
         }
         let mut empty = *b"{}";
         let args: &mut [u8] = match args_span.and_then(|r| frame.get_mut(r)) {
@@ -489,7 +545,11 @@ impl<'s, S> Server<'s, S> {
         let mut state = ReplyState::default();
         let outcome = {
             let tail = w.tail_mut();
-            (tool.handler)(&self.state, Arguments::new(args), Reply::new(tail, &mut state, version))
+            (tool.handler)(
+                &self.state,
+                Arguments::new(args),
+                Reply::new(tail, &mut state, version),
+            )
         };
         w.advance(state.len);
         let resp = Out { w, id_end };
@@ -530,16 +590,25 @@ impl<'s, S> Server<'s, S> {
             (None, Some(_)) => {
                 return resp.error(
                     INTERNAL_ERROR,
-                    format_args!("tool {name} has an output schema but returned no structured content"),
+                    format_args!(
+                        "tool {name} has an output schema but returned no structured content"
+                    ),
                     Data::None,
                 );
             }
             (Some((start, stop, cut_start, cut_end)), schema) => {
-                let bytes = resp.w.as_bytes().get(body_start + start..body_start + stop).unwrap_or(&[]);
-                let checked = match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
+                let bytes = resp
+                    .w
+                    .as_bytes()
+                    .get(body_start + start..body_start + stop)
+                    .unwrap_or(&[]);
+                let checked = match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH))
+                {
                     Err(_) => Err(None),
                     Ok(v) => match schema {
-                        Some(s) => s.validate(&v).map_err(|viol| Some(Message::from_violation(viol))),
+                        Some(s) => s
+                            .validate(&v)
+                            .map_err(|viol| Some(Message::from_violation(viol))),
                         None => Ok(()),
                     },
                 };
@@ -581,10 +650,18 @@ impl<'s, S> Server<'s, S> {
     fn tool_too_large(&self, name: &str, body_start: usize, mut resp: Out<'_>) -> usize {
         let cap = resp.w.capacity();
         resp.w.truncate(body_start);
-        write_tool_error(&mut resp.w, name, format_args!("result exceeds the {cap}-byte response buffer"));
+        write_tool_error(
+            &mut resp.w,
+            name,
+            format_args!("result exceeds the {cap}-byte response buffer"),
+        );
         resp.w.raw(b"}\n");
         if resp.w.is_overflowed() {
-            return resp.error(INTERNAL_ERROR, format_args!("response exceeds the {cap}-byte output buffer"), Data::None);
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("response exceeds the {cap}-byte output buffer"),
+                Data::None,
+            );
         }
         resp.w.finish().unwrap_or(0)
     }
@@ -608,7 +685,10 @@ impl<'s, S> Server<'s, S> {
             span(frame, uri.raw())
         };
         // Phase 2: unescape the URI in place; it borrows the frame from here on.
-        let Some(uri) = frame.get_mut(uri_span).and_then(|raw| json::unescape_str_in_place(raw).ok()) else {
+        let Some(uri) = frame
+            .get_mut(uri_span)
+            .and_then(|raw| json::unescape_str_in_place(raw).ok())
+        else {
             return resp.invalid_params();
         };
         let uri: &str = uri;
@@ -619,11 +699,16 @@ impl<'s, S> Server<'s, S> {
             .map(|r| (r.handler, Vars::default()))
             .or_else(|| {
                 self.templates.iter().find_map(|t| {
-                    crate::resource::match_template(t.descriptor.uri_template, uri).map(|vars| (t.handler, vars))
+                    crate::resource::match_template(t.descriptor.uri_template, uri)
+                        .map(|vars| (t.handler, vars))
                 })
             });
         let Some((handler, vars)) = target else {
-            return resp.error(INVALID_PARAMS, format_args!("Unknown resource: {uri}"), Data::Uri(uri));
+            return resp.error(
+                INVALID_PARAMS,
+                format_args!("Unknown resource: {uri}"),
+                Data::Uri(uri),
+            );
         };
         let Out { mut w, id_end } = resp;
         w.raw(b",\"result\":{");
@@ -663,9 +748,11 @@ impl<'s, S> Server<'s, S> {
                 }
                 resp.w.finish().unwrap_or(0)
             }
-            Err(ResourceFailure::NotFound(e)) => {
-                resp.error(INVALID_PARAMS, format_args!("{}", e.message()), Data::Uri(uri))
-            }
+            Err(ResourceFailure::NotFound(e)) => resp.error(
+                INVALID_PARAMS,
+                format_args!("{}", e.message()),
+                Data::Uri(uri),
+            ),
             Err(ResourceFailure::Protocol(e)) => resp.protocol(&e),
         }
     }

@@ -62,7 +62,11 @@ impl Session<Uninitialized> {
     }
 
     /// Complete the handshake with a negotiated version.
-    pub fn initialize(self, version: ProtocolVersion, client: ClientCapabilities) -> Session<Ready> {
+    pub fn initialize(
+        self,
+        version: ProtocolVersion,
+        client: ClientCapabilities,
+    ) -> Session<Ready> {
         Session {
             state: Ready { version },
             client,
@@ -83,7 +87,11 @@ impl Session<Ready> {
     }
 
     /// Re-negotiate (a repeated `initialize`).
-    pub fn reinitialize(self, version: ProtocolVersion, client: ClientCapabilities) -> Session<Ready> {
+    pub fn reinitialize(
+        self,
+        version: ProtocolVersion,
+        client: ClientCapabilities,
+    ) -> Session<Ready> {
         Session {
             state: Ready { version },
             client,

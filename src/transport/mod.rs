@@ -3,7 +3,7 @@
 //! [`serve`] is the only loop: firmware drives it over a UART that implements
 //! [`embedded_io::Read`] + [`embedded_io::Write`], the std build over
 //! [`Stdio`] (feature `std`). It frames lines with
-//! [`LineFramer`](crate::wire::frame::LineFramer), answers every complete
+//! [`LineFramer`], answers every complete
 //! frame with [`Server::handle`], flushes only when no complete frame is left
 //! (so pipelined requests are answered in batches of writes), and returns
 //! `Ok(())` at end of input after answering everything already received.
@@ -36,7 +36,12 @@ use crate::wire::frame::{LineFramer, Status};
 /// # Errors
 ///
 /// The first read or write error of the transport.
-pub fn serve<T, S>(server: &Server<'_, S>, io: &mut T, input: &mut [u8], output: &mut [u8]) -> Result<(), Error<T::Error>>
+pub fn serve<T, S>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+) -> Result<(), Error<T::Error>>
 where
     T: Read + Write,
 {

@@ -570,7 +570,10 @@ impl Drop for ArrayWriter<'_, '_> {
 mod tests {
     use super::*;
 
-    fn with<F: FnOnce(&mut Writer<'_>)>(cap: usize, f: F) -> Result<std::string::String, EncodeError> {
+    fn with<F: FnOnce(&mut Writer<'_>)>(
+        cap: usize,
+        f: F,
+    ) -> Result<std::string::String, EncodeError> {
         let mut buf = std::vec![0u8; cap];
         let mut w = Writer::new(&mut buf);
         f(&mut w);
@@ -644,7 +647,10 @@ mod tests {
             o.member("n").null();
         })
         .unwrap();
-        assert_eq!(s, r#"{"result":"Dune","list":["a",1,{"ok":true}],"n":null}"#);
+        assert_eq!(
+            s,
+            r#"{"result":"Dune","list":["a",1,{"ok":true}],"n":null}"#
+        );
     }
 
     #[test]

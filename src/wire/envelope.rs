@@ -107,7 +107,9 @@ pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
     }
     let id_ok = id.and_then(|v| match v.kind() {
         Kind::String => Some(Id { raw: v.raw() }),
-        Kind::Number if v.as_number().is_some_and(|n| n.is_integer_literal()) => Some(Id { raw: v.raw() }),
+        Kind::Number if v.as_number().is_some_and(|n| n.is_integer_literal()) => {
+            Some(Id { raw: v.raw() })
+        }
         _ => None,
     });
     let invalid = |reason| Err(Invalid { id: id_ok, reason });
@@ -118,7 +120,10 @@ pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
             reason: "a member appears twice",
         });
     }
-    if !jsonrpc.and_then(|v| v.as_str()).is_some_and(|s| s.eq_str("2.0")) {
+    if !jsonrpc
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| s.eq_str("2.0"))
+    {
         return invalid("jsonrpc must be \"2.0\"");
     }
     if id.is_some() && id_ok.is_none() {
@@ -164,7 +169,14 @@ mod tests {
 
     #[test]
     fn ids_verbatim() {
-        for id in [r#""abc""#, r#""""#, "0", "-1", "9007199254740993", r#""a\u0062""#] {
+        for id in [
+            r#""abc""#,
+            r#""""#,
+            "0",
+            "-1",
+            "9007199254740993",
+            r#""a\u0062""#,
+        ] {
             let line = std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
             assert_eq!(id_of(&line), Some(id.as_bytes()));
         }
@@ -181,8 +193,14 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, false),
             (r#"{"jsonrpc":"2.0","id":12}"#, true),
             (r#"{"jsonrpc":"2.0","id":12,"method":5}"#, true),
-            (r#"{"jsonrpc":"2.0","id":13,"method":"ping","params":[]}"#, true),
-            (r#"{"jsonrpc":"2.0","id":13,"method":"ping","id":14}"#, false),
+            (
+                r#"{"jsonrpc":"2.0","id":13,"method":"ping","params":[]}"#,
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":13,"method":"ping","id":14}"#,
+                false,
+            ),
             ("[1]", false),
             ("5", false),
         ] {
@@ -194,9 +212,20 @@ mod tests {
 
     #[test]
     fn kinds() {
-        assert!(matches!(env(r#"{"jsonrpc":"2.0","id":14,"method":"ping","params":null}"#), Ok(Envelope::Request(Request { params: None, .. }))));
-        assert!(matches!(env(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Ok(Envelope::Notification(_))));
-        assert!(matches!(env(r#"{"jsonrpc":"2.0","id":42,"result":{}}"#), Ok(Envelope::Response { .. })));
-        assert!(matches!(env(r#"{"jsonrpc":"2.0","method":"tools\/list","id":"x"}"#), Ok(Envelope::Request(r)) if r.method.eq_str("tools/list")));
+        assert!(matches!(
+            env(r#"{"jsonrpc":"2.0","id":14,"method":"ping","params":null}"#),
+            Ok(Envelope::Request(Request { params: None, .. }))
+        ));
+        assert!(matches!(
+            env(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Ok(Envelope::Notification(_))
+        ));
+        assert!(matches!(
+            env(r#"{"jsonrpc":"2.0","id":42,"result":{}}"#),
+            Ok(Envelope::Response { .. })
+        ));
+        assert!(
+            matches!(env(r#"{"jsonrpc":"2.0","method":"tools\/list","id":"x"}"#), Ok(Envelope::Request(r)) if r.method.eq_str("tools/list"))
+        );
     }
 }

@@ -15,6 +15,7 @@
 
 /// What the framer has for you.
 #[derive(Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Status<'a> {
     /// No complete line is buffered: read more input.
     Partial,
@@ -190,7 +191,9 @@ mod tests {
             loop {
                 match f.next_frame() {
                     Status::Partial => break,
-                    Status::Complete(l) => out.push(std::string::String::from_utf8(l.to_vec()).unwrap()),
+                    Status::Complete(l) => {
+                        out.push(std::string::String::from_utf8(l.to_vec()).unwrap())
+                    }
                     Status::Overflow { limit } => out.push(std::format!("!OVERFLOW {limit}")),
                 }
             }
@@ -201,7 +204,10 @@ mod tests {
             rest = &rest[n..];
         }
         if let Some(l) = f.finish() {
-            out.push(std::format!("{}<eof>", std::string::String::from_utf8(l.to_vec()).unwrap()));
+            out.push(std::format!(
+                "{}<eof>",
+                std::string::String::from_utf8(l.to_vec()).unwrap()
+            ));
         }
         out
     }
@@ -210,7 +216,11 @@ mod tests {
     fn lines_in_any_chunking() {
         let input = b"a\r\nbb\n\nccc\n";
         for chunk in [1, 2, 3, 64] {
-            assert_eq!(run(16, input, chunk), ["a", "bb", "", "ccc"], "chunk {chunk}");
+            assert_eq!(
+                run(16, input, chunk),
+                ["a", "bb", "", "ccc"],
+                "chunk {chunk}"
+            );
         }
     }
 
@@ -221,7 +231,11 @@ mod tests {
         input.extend(core::iter::repeat_n(b'x', 100));
         input.extend_from_slice(b"\nafter\n");
         for chunk in [1, 7, 4096] {
-            assert_eq!(run(8, &input, chunk), ["ok", "!OVERFLOW 8", "after"], "chunk {chunk}");
+            assert_eq!(
+                run(8, &input, chunk),
+                ["ok", "!OVERFLOW 8", "after"],
+                "chunk {chunk}"
+            );
         }
     }
 

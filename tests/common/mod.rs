@@ -41,13 +41,26 @@ impl embedded_io::Write for MemIo<'_> {
 }
 
 /// Serve `input` through `server` with the given buffer sizes; the output lines.
-pub fn serve_with<S>(server: &Server<'_, S>, input: &[u8], in_cap: usize, out_cap: usize, chunk: usize) -> Vec<String> {
-    let mut io = MemIo { input, chunk, output: Vec::new() };
+pub fn serve_with<S>(
+    server: &Server<'_, S>,
+    input: &[u8],
+    in_cap: usize,
+    out_cap: usize,
+    chunk: usize,
+) -> Vec<String> {
+    let mut io = MemIo {
+        input,
+        chunk,
+        output: Vec::new(),
+    };
     let mut inb = vec![0u8; in_cap];
     let mut outb = vec![0u8; out_cap];
     picomcp::transport::serve(server, &mut io, &mut inb, &mut outb).unwrap();
     let text = String::from_utf8(io.output).expect("output is UTF-8");
-    assert!(text.is_empty() || text.ends_with('\n'), "output ends with a newline");
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "output ends with a newline"
+    );
     text.lines().map(str::to_owned).collect()
 }
 
@@ -79,7 +92,11 @@ pub fn session_v(version: &str, lines: &[&str]) -> Vec<String> {
         input.push('\n');
     }
     let mut out = bookshop(&input);
-    assert!(out[0].contains("\"result\""), "initialize failed: {}", out[0]);
+    assert!(
+        out[0].contains("\"result\""),
+        "initialize failed: {}",
+        out[0]
+    );
     out.remove(0);
     out
 }
