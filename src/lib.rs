@@ -68,8 +68,11 @@
 
 mod log;
 
+pub mod completion;
+pub mod content;
 pub mod error;
 pub mod mcp;
+pub mod prompt;
 pub mod resource;
 pub mod schema;
 pub mod server;
@@ -77,9 +80,10 @@ pub mod tool;
 pub mod transport;
 pub mod wire;
 
+pub use content::Notify;
 pub use error::{
     ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     PARSE_ERROR, ProtocolError, ResourceNotFound, ToolError,
 };
-pub use mcp::{ProtocolVersion, ServerInfo};
+pub use mcp::{LogLevel, ProtocolVersion, ServerInfo};
 pub use server::{Connection, Server};

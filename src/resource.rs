@@ -11,8 +11,9 @@
 
 use core::fmt;
 
+use crate::content::Ctx;
 use crate::error::{ProtocolError, ResourceNotFound};
-use crate::mcp::{Fields, Icon, ProtocolVersion, write_icons};
+use crate::mcp::{Fields, Icon, write_icons};
 use crate::tool::Done;
 use crate::wire::emit::{TextWriter, ValueWriter, Writer};
 
@@ -523,53 +524,42 @@ impl<'a> ReadRequest<'a> {
 /// What the contents writer recorded.
 #[derive(Debug, Default)]
 pub(crate) struct ContentsState {
-    pub(crate) len: usize,
-    pub(crate) overflow: bool,
     pub(crate) finished: bool,
 }
 
 /// Where a resource handler writes `contents`, front to back. Consumed by
 /// [`finish`](Self::finish), so a read is answered exactly once.
 pub struct Contents<'r> {
-    w: Writer<'r>,
+    ctx: Ctx<'r>,
     state: &'r mut ContentsState,
-    version: ProtocolVersion,
     items: u32,
 }
 
 impl<'r> Contents<'r> {
-    pub(crate) fn new(
-        buf: &'r mut [u8],
-        state: &'r mut ContentsState,
-        version: ProtocolVersion,
-    ) -> Self {
-        let mut w = Writer::new(buf);
-        w.raw(b"\"contents\":[");
+    pub(crate) fn new(mut ctx: Ctx<'r>, state: &'r mut ContentsState) -> Self {
+        ctx.w.raw(b"\"contents\":[");
         Self {
-            w,
+            ctx,
             state,
-            version,
             items: 0,
         }
     }
 
-    /// The protocol version the client negotiated.
-    pub fn version(&self) -> ProtocolVersion {
-        self.version
-    }
+    crate::content::notify_methods!(ctx);
 
     fn begin(&mut self, uri: &str, mime_type: Option<&str>) -> &mut Writer<'r> {
+        let w = &mut self.ctx.w;
         if self.items > 0 {
-            self.w.raw(b",");
+            w.raw(b",");
         }
         self.items += 1;
-        self.w.raw(b"{\"uri\":");
-        self.w.string(uri);
+        w.raw(b"{\"uri\":");
+        w.string(uri);
         if let Some(m) = mime_type {
-            self.w.raw(b",\"mimeType\":");
-            self.w.string(m);
+            w.raw(b",\"mimeType\":");
+            w.string(m);
         }
-        &mut self.w
+        w
     }
 
     /// A text item.
@@ -637,9 +627,7 @@ impl<'r> Contents<'r> {
 
     /// Finish the contents.
     pub fn finish<'a>(mut self) -> ResourceOutcome<'a> {
-        self.w.raw(b"]");
-        self.state.overflow = self.w.is_overflowed();
-        self.state.len = self.w.len();
+        self.ctx.w.raw(b"]");
         self.state.finished = true;
         Ok(Done(()))
     }
@@ -648,7 +636,7 @@ impl<'r> Contents<'r> {
 impl fmt::Debug for Contents<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Contents")
-            .field("version", &self.version)
+            .field("version", &self.ctx.version)
             .finish_non_exhaustive()
     }
 }

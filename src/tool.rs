@@ -85,8 +85,9 @@ use core::fmt;
 
 use serde::Deserialize;
 
+use crate::content::{Block, Ctx};
 pub use crate::error::{ProtocolError, ToolError};
-use crate::mcp::{Fields, Icon, ProtocolVersion, write_icons};
+use crate::mcp::{Fields, Icon, write_icons};
 use crate::schema::Schema;
 use crate::wire::emit::{TextWriter, ValueWriter, Writer};
 use crate::wire::json::Value;
@@ -349,39 +350,29 @@ impl<'a> Arguments<'a> {
 /// What the writer recorded, read by the server after the handler returns.
 #[derive(Debug, Default)]
 pub(crate) struct ReplyState {
-    pub(crate) len: usize,
-    pub(crate) overflow: bool,
     pub(crate) finished: bool,
-    /// `(value_start, value_end, cut_start, cut_end)` of `structuredContent`:
-    /// the value, and the span to remove for versions without it.
+    /// `(value_start, value_end, cut_start, cut_end)` of `structuredContent`,
+    /// absolute in the output buffer: the value, and the span to remove for
+    /// versions without it.
     pub(crate) structured: Option<(usize, usize, usize, usize)>,
 }
 
 /// Where a tool handler writes its successful result. Consumed by the method
 /// that finishes it, so a request is answered exactly once.
+///
+/// Before (and while) writing content, a handler can send progress and log
+/// notifications; they reach the client ahead of the result.
 pub struct Reply<'r> {
-    w: Writer<'r>,
+    ctx: Ctx<'r>,
     state: &'r mut ReplyState,
-    version: ProtocolVersion,
 }
 
 impl<'r> Reply<'r> {
-    pub(crate) fn new(
-        buf: &'r mut [u8],
-        state: &'r mut ReplyState,
-        version: ProtocolVersion,
-    ) -> Self {
-        Self {
-            w: Writer::new(buf),
-            state,
-            version,
-        }
+    pub(crate) fn new(ctx: Ctx<'r>, state: &'r mut ReplyState) -> Self {
+        Self { ctx, state }
     }
 
-    /// The protocol version the client negotiated.
-    pub fn version(&self) -> ProtocolVersion {
-        self.version
-    }
+    crate::content::notify_methods!(ctx);
 
     /// Succeed with one text block.
     pub fn text<'a>(self, text: &str) -> ToolOutcome<'a> {
@@ -415,7 +406,7 @@ impl<'r> Reply<'r> {
 impl fmt::Debug for Reply<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Reply")
-            .field("version", &self.version)
+            .field("version", &self.ctx.version)
             .finish_non_exhaustive()
     }
 }
@@ -430,158 +421,82 @@ pub struct Content<'r> {
 }
 
 impl<'r> Content<'r> {
-    fn fields(&self) -> Fields {
-        self.reply.version.fields()
-    }
+    crate::content::notify_methods!(reply.ctx);
 
-    fn begin_block(&mut self) -> &mut Writer<'r> {
-        let w = &mut self.reply.w;
+    /// Start the next block.
+    pub fn block(&mut self) -> Block<'_, 'r> {
+        let w = &mut self.reply.ctx.w;
         if self.blocks == 0 {
             w.raw(b"\"content\":[");
         } else {
             w.raw(b",");
         }
         self.blocks += 1;
-        w
+        Block::new(w, self.reply.ctx.version)
     }
 
     /// A text block.
     pub fn text(&mut self, text: &str) -> &mut Self {
-        let w = self.begin_block();
-        w.raw(b"{\"type\":\"text\",\"text\":");
-        w.string(text);
-        w.raw(b"}");
+        self.block().text(text);
         self
     }
 
     /// A text block from formatted text.
     pub fn text_fmt(&mut self, args: fmt::Arguments<'_>) -> &mut Self {
-        let w = self.begin_block();
-        w.raw(b"{\"type\":\"text\",\"text\":");
-        w.string_fmt(args);
-        w.raw(b"}");
+        self.block().text_fmt(args);
         self
     }
 
     /// A text block written through [`core::fmt::Write`].
     pub fn text_with(&mut self, write: impl FnOnce(&mut TextWriter<'_, 'r>)) -> &mut Self {
-        let w = self.begin_block();
-        w.raw(b"{\"type\":\"text\",\"text\":\"");
-        write(&mut TextWriter::new(w));
-        w.raw(b"\"}");
+        self.block().text_with(write);
         self
     }
 
     /// An image block; `data` is base64-encoded as it is written.
     pub fn image(&mut self, mime_type: &str, data: &[u8]) -> &mut Self {
-        self.media("image", mime_type, data)
-    }
-
-    /// An audio block (2025-03-26+). Older clients get a text block saying
-    /// audio was left out.
-    pub fn audio(&mut self, mime_type: &str, data: &[u8]) -> &mut Self {
-        if !self.fields().audio {
-            let version = self.reply.version;
-            return self.text_fmt(format_args!(
-                "[{mime_type} audio omitted: protocol {version} has no audio content]"
-            ));
-        }
-        self.media("audio", mime_type, data)
-    }
-
-    fn media(&mut self, kind: &str, mime_type: &str, data: &[u8]) -> &mut Self {
-        let w = self.begin_block();
-        w.raw(b"{\"type\":");
-        w.string(kind);
-        w.raw(b",\"data\":\"");
-        w.base64(data);
-        w.raw(b"\",\"mimeType\":");
-        w.string(mime_type);
-        w.raw(b"}");
+        self.block().image(mime_type, data);
         self
     }
 
-    /// A `resource_link` block (2025-06-18+). Older clients get a text block
-    /// naming the URI.
+    /// An audio block (2025-03-26+; older clients get a text block saying
+    /// audio was left out).
+    pub fn audio(&mut self, mime_type: &str, data: &[u8]) -> &mut Self {
+        self.block().audio(mime_type, data);
+        self
+    }
+
+    /// A `resource_link` block (2025-06-18+; older clients get a text block
+    /// `NAME: URI`).
     pub fn resource_link(&mut self, link: &ResourceLink<'_>) -> &mut Self {
-        if !self.fields().resource_link {
-            return self.text_fmt(format_args!("{}: {}", link.name, link.uri));
-        }
-        let fields = self.fields();
-        let w = self.begin_block();
-        w.raw(b"{\"type\":\"resource_link\",\"uri\":");
-        w.string(link.uri);
-        w.raw(b",\"name\":");
-        w.string(link.name);
-        if let (true, Some(t)) = (fields.title, link.title) {
-            w.raw(b",\"title\":");
-            w.string(t);
-        }
-        if let Some(d) = link.description {
-            w.raw(b",\"description\":");
-            w.string(d);
-        }
-        if let Some(m) = link.mime_type {
-            w.raw(b",\"mimeType\":");
-            w.string(m);
-        }
-        if let Some(s) = link.size {
-            w.raw(b",\"size\":");
-            w.u64(s);
-        }
-        w.raw(b"}");
+        self.block().resource_link(link);
         self
     }
 
     /// An embedded text resource.
     pub fn embedded_text(&mut self, uri: &str, mime_type: Option<&str>, text: &str) -> &mut Self {
-        let w = self.begin_block();
-        w.raw(b"{\"type\":\"resource\",\"resource\":{\"uri\":");
-        w.string(uri);
-        if let Some(m) = mime_type {
-            w.raw(b",\"mimeType\":");
-            w.string(m);
-        }
-        w.raw(b",\"text\":");
-        w.string(text);
-        w.raw(b"}}");
+        self.block().embedded_text(uri, mime_type, text);
         self
     }
 
     /// An embedded binary resource (base64 written on the fly).
     pub fn embedded_blob(&mut self, uri: &str, mime_type: Option<&str>, data: &[u8]) -> &mut Self {
-        let w = self.begin_block();
-        w.raw(b"{\"type\":\"resource\",\"resource\":{\"uri\":");
-        w.string(uri);
-        if let Some(m) = mime_type {
-            w.raw(b",\"mimeType\":");
-            w.string(m);
-        }
-        w.raw(b",\"blob\":\"");
-        w.base64(data);
-        w.raw(b"\"}}");
+        self.block().embedded_blob(uri, mime_type, data);
         self
     }
 
-    fn close(mut self) -> Done {
-        if self.blocks == 0 {
-            self.reply.w.raw(b"\"content\":[");
-        }
-        self.reply.w.raw(b"]");
-        self.seal()
-    }
-
     fn seal(self) -> Done {
-        let Reply { w, state, .. } = self.reply;
-        state.overflow = w.is_overflowed();
-        state.len = w.len();
-        state.finished = true;
+        self.reply.state.finished = true;
         Done(())
     }
 
     /// Finish the result.
-    pub fn finish<'a>(self) -> ToolOutcome<'a> {
-        Ok(self.close())
+    pub fn finish<'a>(mut self) -> ToolOutcome<'a> {
+        if self.blocks == 0 {
+            self.reply.ctx.w.raw(b"\"content\":[");
+        }
+        self.reply.ctx.w.raw(b"]");
+        Ok(self.seal())
     }
 
     /// Finish the result with `structuredContent`, written by `write`. If no
@@ -591,7 +506,7 @@ impl<'r> Content<'r> {
         mut self,
         write: impl FnOnce(ValueWriter<'_, 'r>),
     ) -> ToolOutcome<'a> {
-        let w = &mut self.reply.w;
+        let w = &mut self.reply.ctx.w;
         let structured = if self.blocks > 0 {
             let cut_start = w.len();
             w.raw(b"],\"structuredContent\":");
@@ -601,6 +516,7 @@ impl<'r> Content<'r> {
             // Without structuredContent the span becomes just `]`.
             (start, end, cut_start + 1, end)
         } else {
+            let key = w.len();
             w.raw(b"\"structuredContent\":");
             let start = w.len();
             write(w.value());
@@ -608,7 +524,7 @@ impl<'r> Content<'r> {
             w.raw(b",\"content\":[{\"type\":\"text\",\"text\":\"");
             w.copy_escaped_from(start, end);
             w.raw(b"\"}]");
-            (start, end, 0, end + 1)
+            (start, end, key, end + 1)
         };
         self.reply.state.structured = Some(structured);
         Ok(self.seal())

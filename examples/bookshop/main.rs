@@ -6,6 +6,7 @@
 //!
 //! Then type (or pipe) one JSON-RPC message per line, or point an MCP client
 //! at the binary (`target/release/examples/bookshop`). Options:
+//! `--page-size N` (list page size, default: only the buffer ends a page),
 //! `--max-message BYTES` (input buffer, default 1 MiB) and
 //! `--max-response BYTES` (output buffer, default 256 KiB).
 
@@ -13,15 +14,15 @@ mod shop;
 
 use picomcp::transport::{Stdio, serve};
 
-static SERVER: picomcp::Server<'static, shop::Shop> = shop::server();
-
 fn main() {
+    let mut page_size = 0;
     let mut max_message = 1 << 20;
     let mut max_response = 256 << 10;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = args.next().and_then(|v| v.parse::<usize>().ok());
         match (arg.as_str(), value) {
+            ("--page-size", Some(n)) => page_size = n,
             ("--max-message", Some(n)) if n >= 64 => max_message = n,
             ("--max-response", Some(n)) if n >= 256 => max_response = n,
             _ => {
@@ -35,7 +36,8 @@ fn main() {
     // The only allocations: the two buffers, once, before serving.
     let mut input = vec![0u8; max_message];
     let mut output = vec![0u8; max_response];
-    match serve(&SERVER, &mut Stdio::new(), &mut input, &mut output) {
+    let server = shop::server_with_page_size(page_size);
+    match serve(&server, &mut Stdio::new(), &mut input, &mut output) {
         Ok(()) => {}
         Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(e) => {

@@ -1,13 +1,19 @@
 //! The bookshop of DESIGN.md: the handlers, shared by the stdio example and
 //! the firmware. `#![no_std]`-clean: no allocation, no std.
 
+use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
+use picomcp::prompt::{
+    Messages, Prompt, PromptArgument, PromptDescriptor, PromptOutcome, PromptRequest,
+};
 use picomcp::resource::{
     Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate,
     TemplateDescriptor,
 };
 use picomcp::schema::{Property, Schema};
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolFailure, ToolOutcome};
-use picomcp::{INVALID_PARAMS, ProtocolError, ResourceNotFound, Server, ServerInfo, ToolError};
+use picomcp::{
+    INVALID_PARAMS, LogLevel, ProtocolError, ResourceNotFound, Server, ServerInfo, ToolError,
+};
 
 /// The bookshop's state: its catalog.
 pub struct Shop {
@@ -38,6 +44,14 @@ struct TopArgs {
     n: usize,
 }
 
+#[derive(serde::Deserialize)]
+struct CountArgs {
+    n: u64,
+}
+
+/// Genres `recommend` knows, for completion.
+pub const GENRES: &[&str] = &["science fiction", "cyberpunk", "fantasy"];
+
 const TITLE_ARGS: Schema =
     Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]);
 const AUTHOR_OUTPUT: Schema =
@@ -48,6 +62,9 @@ const TOP_ARGS: Schema =
 const TITLE: Schema = Schema::string();
 const TOP_OUTPUT: Schema =
     Schema::object(&[Property::new("result", Schema::array(&TITLE))]).required(&["result"]);
+const COUNT_ARGS: Schema =
+    Schema::object(&[Property::new("n", Schema::integer().minimum(1).maximum(10))])
+        .required(&["n"]);
 
 fn not_found(title: &str) -> ToolError<'static> {
     ToolError::format(format_args!("No book titled '{title}' in the catalog."))
@@ -93,6 +110,57 @@ fn top<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome
             list.str(t);
         }
     })
+}
+
+fn count<'a>(_: &'a Shop, args: Arguments<'a>, mut reply: Reply<'_>) -> ToolOutcome<'a> {
+    let CountArgs { n } = args.parse()?;
+    for i in 1..=n {
+        // Sent only when the request carried a progress token.
+        reply.progress(i, Some(n), None);
+    }
+    reply.log(LogLevel::Info, Some("bookshop"), "counting done");
+    reply.text_fmt(format_args!("counted {n}"))
+}
+
+fn recommend<'a>(
+    _: &'a Shop,
+    req: PromptRequest<'a>,
+    mut messages: Messages<'_>,
+) -> PromptOutcome<'a> {
+    // `genre` is required: the server has checked it is present.
+    let genre = req.get("genre").unwrap_or_default();
+    messages
+        .message(picomcp::prompt::Role::User)
+        .text_fmt(format_args!("Recommend a {genre} book from the catalog."));
+    messages.finish(None)
+}
+
+fn complete<'a>(
+    shop: &'a Shop,
+    req: CompleteRequest<'a>,
+    mut out: Completions<'_>,
+) -> CompleteOutcome<'a> {
+    let prefix = req.value;
+    let starts = |candidate: &str| {
+        candidate.len() >= prefix.len()
+            && candidate
+                .get(..prefix.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+    };
+    match (req.reference, req.argument) {
+        (CompletionRef::Prompt("recommend"), "genre") => {
+            for g in GENRES.iter().filter(|g| starts(g)) {
+                out.value(g);
+            }
+        }
+        (CompletionRef::ResourceTemplate("books://{title}"), "title") => {
+            for (t, _) in shop.catalog.iter().filter(|(t, _)| starts(t)) {
+                out.value(t);
+            }
+        }
+        _ => {}
+    }
+    out.finish()
 }
 
 fn book<'a>(
@@ -149,7 +217,24 @@ pub const TOOLS: &[Tool<Shop>] = &[
         ToolDescriptor::new("top", &TOP_ARGS).description("Top n books.").output_schema(&TOP_OUTPUT),
         top,
     ),
+    Tool::new(
+        ToolDescriptor::new("count", &COUNT_ARGS)
+            .description("Counts to n, reporting progress at each step and logging when done."),
+        count,
+    ),
 ];
+
+/// The prompts.
+pub const PROMPTS: &[Prompt<Shop>] = &[Prompt::new(
+    PromptDescriptor::new(
+        "recommend",
+        &[PromptArgument::new("genre")
+            .description("The genre to recommend a book from.")
+            .required()],
+    )
+    .description("Ask for a book recommendation in a genre."),
+    recommend,
+)];
 
 /// The fixed resources.
 pub const RESOURCES: &[Resource<Shop>] = &[Resource::new(
@@ -167,11 +252,21 @@ pub const TEMPLATES: &[ResourceTemplate<Shop>] = &[ResourceTemplate::new(
     book,
 )];
 
-/// The bookshop server.
-pub const fn server() -> Server<'static, Shop> {
+/// The bookshop server; `page_size` 0 means pages end only when the output
+/// buffer is full.
+pub const fn server_with_page_size(page_size: usize) -> Server<'static, Shop> {
     Server::new(ServerInfo::new("Bookshop", env!("CARGO_PKG_VERSION")), Shop { catalog: CATALOG })
         .instructions("A small bookshop: look up authors with get_author, list titles with top, read books://{title}.")
         .tools(TOOLS)
         .resources(RESOURCES)
         .templates(TEMPLATES)
+        .prompts(PROMPTS)
+        .completion(complete)
+        .logging()
+        .page_size(page_size)
+}
+
+/// The bookshop server with unlimited page size.
+pub const fn server() -> Server<'static, Shop> {
+    server_with_page_size(0)
 }

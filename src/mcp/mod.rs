@@ -26,6 +26,14 @@ pub enum Method {
     ResourceTemplatesList,
     /// `resources/read`
     ResourcesRead,
+    /// `prompts/list`
+    PromptsList,
+    /// `prompts/get`
+    PromptsGet,
+    /// `completion/complete`
+    Complete,
+    /// `logging/setLevel`
+    SetLevel,
     /// `notifications/initialized`
     Initialized,
     /// `notifications/cancelled`
@@ -35,7 +43,7 @@ pub enum Method {
 }
 
 impl Method {
-    const TABLE: [(Method, &'static str); 9] = [
+    const TABLE: [(Method, &'static str); 13] = [
         (Method::Initialize, "initialize"),
         (Method::Ping, "ping"),
         (Method::ToolsList, "tools/list"),
@@ -43,6 +51,10 @@ impl Method {
         (Method::ResourcesList, "resources/list"),
         (Method::ResourceTemplatesList, "resources/templates/list"),
         (Method::ResourcesRead, "resources/read"),
+        (Method::PromptsList, "prompts/list"),
+        (Method::PromptsGet, "prompts/get"),
+        (Method::Complete, "completion/complete"),
+        (Method::SetLevel, "logging/setLevel"),
         (Method::Initialized, "notifications/initialized"),
         (Method::Cancelled, "notifications/cancelled"),
     ];
@@ -61,6 +73,62 @@ impl Method {
             .iter()
             .find(|(m, _)| *m == self)
             .map_or("", |(_, s)| s)
+    }
+}
+
+/// A log severity (RFC 5424 order, least severe first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `notice`
+    Notice,
+    /// `warning`
+    Warning,
+    /// `error`
+    Error,
+    /// `critical`
+    Critical,
+    /// `alert`
+    Alert,
+    /// `emergency`
+    Emergency,
+}
+
+impl LogLevel {
+    /// All levels, least severe first.
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    /// Look a (possibly escaped) wire name up.
+    pub fn from_json(name: JsonStr<'_>) -> Option<LogLevel> {
+        Self::ALL.into_iter().find(|l| name.eq_str(l.as_str()))
     }
 }
 

@@ -6,22 +6,41 @@
 //! be shared (`&Server`) by any number of connections. Each connection keeps a
 //! [`Connection`] (a few bytes of lifecycle state). For every complete frame:
 //!
-//! 1. call [`Server::handle`] with the frame (a mutable slice: strings are
-//!    unescaped in place) and an output buffer;
-//! 2. send `out[..n]` if `n > 0` — it is one or more complete JSON-RPC
-//!    messages, each ending in `\n`, never a partial one;
+//! 1. call [`Server::handle`] (or [`Server::handle_with`], see below) with the
+//!    frame (a mutable slice: strings are unescaped in place) and an output
+//!    buffer;
+//! 2. send `out[..n]` if `n > 0` — complete JSON-RPC messages, each ending in
+//!    `\n`, never a partial one;
 //! 3. for a line the framer reported as too long, call
 //!    [`Server::handle_overflow`] instead.
 //!
 //! [`crate::transport::serve`] is this loop over an `embedded-io` stream.
 //!
+//! # Notifications
+//!
+//! Progress and log notifications a handler sends are part of the answer:
+//! [`Server::handle`] puts them in `out` ahead of the response;
+//! [`Server::handle_with`] streams each one through a [`Notify`] sink the
+//! moment it is written (the serve loop passes the transport), so a client
+//! sees progress while a long handler runs.
+//!
 //! # Output buffer
 //!
-//! Everything is written straight into `out`. If a tool's result does not
-//! fit, the answer is a tool error saying so (the model can ask for less); if
-//! any other answer does not fit, it is `-32603` naming the buffer size. A
-//! buffer of at least 256 bytes is needed for error answers with short ids.
+//! Everything is written straight into `out`. A list that does not fit ends
+//! its page early (`nextCursor`); a tool result that does not fit becomes a
+//! tool error saying so (the model can ask for less); any other answer that
+//! does not fit is `-32603` naming the buffer size. Error answers need about
+//! 160 bytes plus the id.
+//!
+//! # Per-version shaping
+//!
+//! Every descriptor and result is written through the one table in
+//! [`ProtocolVersion::fields`]: a client never receives a field its version
+//! does not define. Audio and resource links become text blocks for versions
+//! without them; `structuredContent` is left out before 2025-06-18 (a text
+//! block carries the same JSON).
 
+mod list;
 mod session;
 
 pub use session::{ClientCapabilities, Connection, Ready, Session, Uninitialized};
@@ -29,18 +48,22 @@ pub use session::{ClientCapabilities, Connection, Ready, Session, Uninitialized}
 use core::fmt;
 use core::ops::Range;
 
+use crate::completion::{CompleteFn, CompleteRequest, CompletionRef, Completions};
+use crate::content::{Ctx, MAX_PROGRESS_TOKEN, Notify, Track};
 use crate::error::{
     ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     PARSE_ERROR, ProtocolError,
 };
-use crate::mcp::{Fields, Method, ProtocolVersion, ServerInfo};
+use crate::mcp::{Fields, LogLevel, Method, ProtocolVersion, ServerInfo};
+use crate::prompt::{MAX_PROMPT_ARGUMENTS, Messages, Prompt, PromptRequest};
 use crate::resource::{
-    ContentsState, ReadRequest, Resource, ResourceFailure, ResourceTemplate, Vars,
+    Contents, ContentsState, ReadRequest, Resource, ResourceFailure, ResourceTemplate, Vars,
 };
 use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure};
 use crate::wire::emit::Writer;
 use crate::wire::envelope::{self, Envelope};
 use crate::wire::json::{self, JsonStr, Kind, Limits, Value};
+use list::List;
 
 /// An MCP server: identity, registries and application state `S`.
 ///
@@ -63,6 +86,11 @@ pub struct Server<'s, S> {
     tools: &'s [Tool<S>],
     resources: &'s [Resource<S>],
     templates: &'s [ResourceTemplate<S>],
+    prompts: &'s [Prompt<S>],
+    completion: Option<CompleteFn<S>>,
+    logging: bool,
+    page_size: Option<usize>,
+    cursor_key: [u64; 2],
     limits: Limits,
     state: S,
 }
@@ -74,6 +102,8 @@ impl<S> fmt::Debug for Server<'_, S> {
             .field("tools", &self.tools.len())
             .field("resources", &self.resources.len())
             .field("templates", &self.templates.len())
+            .field("prompts", &self.prompts.len())
+            .field("page_size", &self.page_size)
             .finish_non_exhaustive()
     }
 }
@@ -88,43 +118,59 @@ enum Data<'x> {
     Fmt(fmt::Arguments<'x>),
 }
 
+/// What handling one message wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wrote {
+    /// A response.
+    Answer,
+    /// Nothing, by design (notification, client response).
+    Nothing,
+    /// An answer was due but did not fit.
+    Failed,
+}
+
 /// A response under construction: `{"jsonrpc":"2.0","id":ID` is written.
-struct Out<'o> {
-    w: Writer<'o>,
+struct Out<'w, 'o> {
+    w: &'w mut Writer<'o>,
+    start: usize,
     id_end: usize,
 }
 
 const PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
 
-impl<'o> Out<'o> {
-    fn new(buf: &'o mut [u8], id: Option<&[u8]>) -> Self {
-        let mut w = Writer::new(buf);
+impl<'w, 'o> Out<'w, 'o> {
+    fn begin(w: &'w mut Writer<'o>, id: Option<&[u8]>) -> Self {
+        let start = w.len();
         w.raw(PREFIX);
         w.raw(id.unwrap_or(b"null"));
-        let id_end = w.len();
         if w.is_overflowed() {
             // The id alone does not fit: answer with `null` instead.
-            w.truncate(0);
+            w.truncate(start);
             w.raw(PREFIX);
             w.raw(b"null");
         }
-        let id_end = if w.is_overflowed() {
-            0
-        } else {
-            w.len().min(id_end)
-        };
-        Self { w, id_end }
+        let id_end = w.len();
+        Self { w, start, id_end }
     }
 
-    fn error(mut self, code: ErrorCode, message: fmt::Arguments<'_>, data: Data<'_>) -> usize {
+    fn done(self) -> Wrote {
+        if self.w.is_overflowed() {
+            self.w.truncate(self.start);
+            Wrote::Failed
+        } else {
+            Wrote::Answer
+        }
+    }
+
+    fn error(self, code: ErrorCode, message: fmt::Arguments<'_>, data: Data<'_>) -> Wrote {
         self.w.truncate(self.id_end);
         self.w.raw(b",\"error\":{\"code\":");
         self.w.i64(i64::from(code.get()));
         self.w.raw(b",\"message\":");
         self.w.string_fmt(message);
         match data {
-            Data::None => {}
-            Data::Str(s) => {
+            Data::None | Data::User(None) => {}
+            Data::Str(s) | Data::User(Some(ErrorData::String(s))) => {
                 self.w.raw(b",\"data\":");
                 self.w.string(s);
             }
@@ -136,11 +182,6 @@ impl<'o> Out<'o> {
                 self.w.raw(b",\"data\":{\"uri\":");
                 self.w.string(uri);
                 self.w.raw(b"}");
-            }
-            Data::User(None) => {}
-            Data::User(Some(ErrorData::String(s))) => {
-                self.w.raw(b",\"data\":");
-                self.w.string(s);
             }
             Data::User(Some(ErrorData::Json(raw))) => {
                 if json::validate(raw.as_bytes(), &Limits::DEFAULT).is_err() {
@@ -160,19 +201,19 @@ impl<'o> Out<'o> {
                 self.w.string_fmt(args);
             }
         }
-        self.w.raw(b"}}\n");
+        self.w.raw(b"}}");
         if self.w.is_overflowed() {
             let cap = self.w.capacity();
             self.w.truncate(self.id_end);
             self.w
                 .raw(b",\"error\":{\"code\":-32603,\"message\":\"response exceeds the ");
             self.w.u64(cap as u64);
-            self.w.raw(b"-byte output buffer\"}}\n");
+            self.w.raw(b"-byte output buffer\"}}");
         }
-        self.w.finish().unwrap_or(0)
+        self.done()
     }
 
-    fn protocol(self, e: &ProtocolError<'_>) -> usize {
+    fn protocol(self, e: &ProtocolError<'_>) -> Wrote {
         self.error(
             e.code(),
             format_args!("{}", e.message()),
@@ -180,7 +221,7 @@ impl<'o> Out<'o> {
         )
     }
 
-    fn invalid_params(self) -> usize {
+    fn invalid_params(self) -> Wrote {
         self.error(
             INVALID_PARAMS,
             format_args!("Invalid request parameters"),
@@ -188,20 +229,39 @@ impl<'o> Out<'o> {
         )
     }
 
-    /// Write `,"result":` + the body + `}\n`; too large → `-32603`.
-    fn result(mut self, body: impl FnOnce(&mut Writer<'o>)) -> usize {
+    fn too_large(self) -> Wrote {
+        let cap = self.w.capacity();
+        self.error(
+            INTERNAL_ERROR,
+            format_args!("response exceeds the {cap}-byte output buffer"),
+            Data::None,
+        )
+    }
+
+    /// `,"result":` + the body + `}`; too large → `-32603`.
+    fn result(self, body: impl FnOnce(&mut Writer<'o>)) -> Wrote {
         self.w.raw(b",\"result\":");
-        body(&mut self.w);
-        self.w.raw(b"}\n");
+        body(self.w);
+        self.w.raw(b"}");
         if self.w.is_overflowed() {
-            let cap = self.w.capacity();
-            return self.error(
-                INTERNAL_ERROR,
-                format_args!("response exceeds the {cap}-byte output buffer"),
-                Data::None,
-            );
+            return self.too_large();
         }
-        self.w.finish().unwrap_or(0)
+        self.done()
+    }
+
+    /// Open `,"result":{` for a handler and return where its body starts.
+    fn open_result(&mut self) -> usize {
+        self.w.raw(b",\"result\":{");
+        self.w.len()
+    }
+
+    /// Close a handler's result (`}` + `}`).
+    fn close_result(self) -> Wrote {
+        self.w.raw(b"}}");
+        if self.w.is_overflowed() {
+            return self.too_large();
+        }
+        self.done()
     }
 }
 
@@ -211,15 +271,76 @@ fn span(whole: &[u8], part: &[u8]) -> Range<usize> {
     start..start + part.len()
 }
 
+/// JSON-decode several disjoint string spans of `frame` in place.
+fn decode_spans<'f, const N: usize>(
+    frame: &'f mut [u8],
+    spans: [Option<Range<usize>>; N],
+) -> [Option<&'f str>; N] {
+    let mut order: [usize; N] = core::array::from_fn(|i| i);
+    order.sort_unstable_by_key(|&i| {
+        spans
+            .get(i)
+            .cloned()
+            .flatten()
+            .map_or(usize::MAX, |r| r.start)
+    });
+    let mut out: [Option<&'f str>; N] = [None; N];
+    let mut rest: &'f mut [u8] = frame;
+    let mut offset = 0;
+    for i in order {
+        let Some(r) = spans.get(i).cloned().flatten() else {
+            break;
+        };
+        if r.start < offset || r.end < r.start {
+            continue;
+        }
+        let taken = core::mem::take(&mut rest);
+        if r.end - offset > taken.len() {
+            rest = taken;
+            continue;
+        }
+        let (head, tail) = taken.split_at_mut(r.end - offset);
+        rest = tail;
+        let region = head.get_mut(r.start - offset..).unwrap_or(&mut []);
+        offset = r.end;
+        if let (Some(slot), Ok(s)) = (out.get_mut(i), json::unescape_str_in_place(region)) {
+            *slot = Some(s);
+        }
+    }
+    out
+}
+
 fn write_tool_error(w: &mut Writer<'_>, tool: &str, message: fmt::Arguments<'_>) {
     w.raw(b"\"content\":[{\"type\":\"text\",\"text\":\"");
     w.str_fmt_content(format_args!("Error executing tool {tool}: "));
     w.str_fmt_content(message);
-    w.raw(b"\"}],\"isError\":true}");
+    w.raw(b"\"}],\"isError\":true");
+}
+
+/// The progress token of a request (`params._meta.progressToken`), as written.
+fn progress_token(params: Option<Value<'_>>) -> Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>> {
+    let token = params?.get("_meta")?.get("progressToken")?;
+    let ok = match token.kind() {
+        Kind::String => true,
+        Kind::Number => token.as_number().is_some_and(|n| n.is_integer_literal()),
+        _ => false,
+    };
+    if !ok {
+        return None;
+    }
+    heapless::Vec::from_slice(token.raw()).ok()
+}
+
+/// Request-wide facts a handler context needs.
+struct RequestInfo<'n> {
+    version: ProtocolVersion,
+    log_level: Option<LogLevel>,
+    progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
+    notify: Option<&'n mut dyn Notify>,
 }
 
 impl<'s, S> Server<'s, S> {
-    /// A server with no tools or resources yet.
+    /// A server with no tools, resources or prompts yet.
     pub const fn new(info: ServerInfo<'s>, state: S) -> Self {
         Self {
             info,
@@ -227,6 +348,11 @@ impl<'s, S> Server<'s, S> {
             tools: &[],
             resources: &[],
             templates: &[],
+            prompts: &[],
+            completion: None,
+            logging: false,
+            page_size: None,
+            cursor_key: [0x7069_636f_6d63_7031, 0x6375_7273_6f72_6b31],
             limits: Limits::DEFAULT,
             state,
         }
@@ -256,6 +382,40 @@ impl<'s, S> Server<'s, S> {
         self
     }
 
+    /// Register the prompts, in listing order.
+    pub const fn prompts(mut self, prompts: &'s [Prompt<S>]) -> Self {
+        self.prompts = prompts;
+        self
+    }
+
+    /// Set the completion handler (advertises `completions`).
+    pub const fn completion(mut self, handler: CompleteFn<S>) -> Self {
+        self.completion = Some(handler);
+        self
+    }
+
+    /// Offer logging: advertise `logging`, serve `logging/setLevel`, and
+    /// deliver handlers' log notifications at or above the session's level
+    /// (`info` until the client sets one). Without it, log calls send nothing.
+    pub const fn logging(mut self) -> Self {
+        self.logging = true;
+        self
+    }
+
+    /// End list pages after `n` items (default: only the output buffer ends a
+    /// page). `0` means no limit.
+    pub const fn page_size(mut self, n: usize) -> Self {
+        self.page_size = if n == 0 { None } else { Some(n) };
+        self
+    }
+
+    /// Key for the pagination cursors' integrity tag (set a secret one if
+    /// clients must not be able to forge cursors for your lists).
+    pub const fn cursor_key(mut self, key: [u64; 2]) -> Self {
+        self.cursor_key = key;
+        self
+    }
+
     /// Set the JSON scanner limits (default: depth 32, no other limit than
     /// the frame size).
     pub const fn limits(mut self, limits: Limits) -> Self {
@@ -276,59 +436,174 @@ impl<'s, S> Server<'s, S> {
     /// Answer a frame the framer reported as too long (`limit` bytes):
     /// `-32600` with `"id": null`, message `message too large: limit N bytes`.
     pub fn handle_overflow(&self, limit: usize, out: &mut [u8]) -> usize {
-        Out::new(out, None).error(
+        let mut w = Writer::new(out);
+        Out::begin(&mut w, None).error(
             INVALID_REQUEST,
             format_args!("message too large: limit {limit} bytes"),
             Data::None,
-        )
+        );
+        finish(w)
     }
 
     /// Handle one frame (one line, without its terminator) and write the
-    /// answer, if any, into `out`. Returns the number of bytes written (0 for
-    /// notifications, responses and empty lines). Never panics; `frame` is
-    /// modified (strings are unescaped in place).
+    /// answer, if any, into `out`, preceded by any notifications the handler
+    /// sent. Returns the number of bytes written (0 for notifications,
+    /// responses and empty lines). Never panics; `frame` is modified (strings
+    /// are unescaped in place).
     pub fn handle(&self, conn: &mut Connection, frame: &mut [u8], out: &mut [u8]) -> usize {
+        self.handle_inner(conn, frame, out, None)
+    }
+
+    /// Like [`handle`](Self::handle), but each notification a handler sends
+    /// is passed to `notify` as soon as it is written; `out` then holds only
+    /// the answer.
+    pub fn handle_with(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        notify: &mut dyn Notify,
+    ) -> usize {
+        self.handle_inner(conn, frame, out, Some(notify))
+    }
+
+    fn handle_inner(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        notify: Option<&mut dyn Notify>,
+    ) -> usize {
         if frame
             .iter()
             .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
         {
             return 0;
         }
+        let mut w = Writer::new(out);
         if let Err(e) = json::validate(frame, &self.limits) {
-            return Out::new(out, None).error(
+            Out::begin(&mut w, None).error(
                 PARSE_ERROR,
                 format_args!("Parse error"),
                 Data::Fmt(format_args!("{e}")),
             );
+            return finish(w);
         }
-        let value = Value::trusted(frame);
-        if value.kind() == Kind::Array {
-            let out = Out::new(out, None);
-            if value.is_empty() {
-                return out.error(
-                    INVALID_REQUEST,
-                    format_args!("Invalid Request"),
-                    Data::Str("empty batch"),
-                );
-            }
-            return match conn.version() {
-                Some(v) => out.error(
+        if Value::trusted(frame).kind() == Kind::Array {
+            self.batch(conn, frame, &mut w, notify);
+        } else {
+            self.message(conn, frame, &mut w, notify, false);
+        }
+        finish(w)
+    }
+
+    /// A JSON array: a batch (2025-03-26 sessions only).
+    fn batch(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        w: &mut Writer<'_>,
+        mut notify: Option<&mut dyn Notify>,
+    ) {
+        let version = conn.version();
+        if !version.is_some_and(|v| v.fields().batches) {
+            match version {
+                Some(v) => Out::begin(w, None).error(
                     INVALID_REQUEST,
                     format_args!("batches are not supported by protocol version {v}"),
                     Data::None,
                 ),
-                None => out.error(
+                None => Out::begin(w, None).error(
                     INVALID_REQUEST,
                     format_args!("batches are not supported before initialization"),
                     Data::None,
                 ),
             };
+            return;
         }
+        if Value::trusted(frame).is_empty() {
+            Out::begin(w, None).error(
+                INVALID_REQUEST,
+                format_args!("Invalid Request"),
+                Data::Str("empty batch"),
+            );
+            return;
+        }
+        let start = w.len();
+        w.raw(b"[");
+        let mut answers = 0;
+        let mut failed = false;
+        // Walk the elements by position: each is handled (and unescaped in
+        // place) in turn, so the bytes after it are still intact.
+        let mut pos = frame
+            .iter()
+            .position(|&b| b == b'[')
+            .map_or(frame.len(), |i| i + 1);
+        loop {
+            pos += frame.get(pos..).map_or(0, |r| {
+                r.iter().take_while(|b| b.is_ascii_whitespace()).count()
+            });
+            let Some(len) = frame.get(pos..).and_then(json::value_len) else {
+                break;
+            };
+            let before = w.len();
+            if answers > 0 {
+                w.raw(b",");
+            }
+            let element = frame.get_mut(pos..pos + len).unwrap_or(&mut []);
+            let sink: Option<&mut dyn Notify> = match notify.as_mut() {
+                Some(n) => Some(&mut **n),
+                None => None,
+            };
+            match self.message(conn, element, w, sink, true) {
+                Wrote::Answer => answers += 1,
+                Wrote::Nothing => w.truncate(before),
+                Wrote::Failed => {
+                    failed = true;
+                    break;
+                }
+            }
+            pos += len;
+            pos += frame.get(pos..).map_or(0, |r| {
+                r.iter().take_while(|b| b.is_ascii_whitespace()).count()
+            });
+            if frame.get(pos) == Some(&b',') {
+                pos += 1;
+            } else {
+                break;
+            }
+        }
+        w.raw(b"]");
+        if failed || w.is_overflowed() {
+            w.truncate(start);
+            let cap = w.capacity();
+            Out::begin(w, None).error(
+                INTERNAL_ERROR,
+                format_args!("batch response exceeds the {cap}-byte output buffer"),
+                Data::None,
+            );
+        } else if answers == 0 {
+            w.truncate(start); // all notifications: no output at all
+        }
+    }
+
+    /// One JSON-RPC message (top level or a batch element).
+    fn message(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        w: &mut Writer<'_>,
+        notify: Option<&mut dyn Notify>,
+        in_batch: bool,
+    ) -> Wrote {
+        let value = Value::trusted(frame);
         let request = match envelope::parse(value) {
             Ok(Envelope::Request(r)) => r,
-            Ok(_) => return 0, // notifications and client responses are never answered
+            // Notifications (initialized, cancelled, unknown ones) and client
+            // responses are never answered.
+            Ok(_) => return Wrote::Nothing,
             Err(invalid) => {
-                return Out::new(out, invalid.id.map(|i| i.raw())).error(
+                return Out::begin(w, invalid.id.map(|i| i.raw())).error(
                     INVALID_REQUEST,
                     format_args!("Invalid Request"),
                     Data::Str(invalid.reason),
@@ -336,80 +611,113 @@ impl<'s, S> Server<'s, S> {
             }
         };
         let method = Method::from_json(request.method);
-        let resp = Out::new(out, Some(request.id.raw()));
-        match conn {
-            Connection::Uninitialized(_) => match method {
-                Method::Ping => resp.result(|w| w.raw(b"{}")),
-                Method::Initialize => {
-                    let (n, session) = self.initialize(request.params, resp);
-                    if let Some((version, client)) = session {
-                        *conn = Connection::Ready(Session::new().initialize(version, client));
-                    }
-                    n
-                }
-                _ => resp.error(
-                    INVALID_REQUEST,
-                    format_args!("session not initialized: send initialize first"),
-                    Data::None,
-                ),
-            },
-            Connection::Ready(session) => {
-                let version = session.version();
-                let fields = version.fields();
-                match method {
+        let resp = Out::begin(w, Some(request.id.raw()));
+        let session = match conn {
+            Connection::Uninitialized(_) => {
+                return match method {
                     Method::Ping => resp.result(|w| w.raw(b"{}")),
-                    Method::Initialize => {
-                        let (n, renegotiated) = self.initialize(request.params, resp);
-                        if let Some((version, client)) = renegotiated {
-                            *session = session.reinitialize(version, client);
+                    Method::Initialize if !in_batch => {
+                        let (wrote, negotiated) = self.initialize(request.params, resp);
+                        if let Some((version, client)) = negotiated {
+                            *conn = Connection::Ready(Session::new().initialize(version, client));
                         }
-                        n
-                    }
-                    Method::ToolsList if !self.tools.is_empty() => resp.result(|w| {
-                        w.raw(b"{\"tools\":[");
-                        for (i, t) in self.tools.iter().enumerate() {
-                            if i > 0 {
-                                w.raw(b",");
-                            }
-                            t.descriptor.write(w, fields);
-                        }
-                        w.raw(b"]}");
-                    }),
-                    Method::ResourcesList if self.has_resources() => resp.result(|w| {
-                        w.raw(b"{\"resources\":[");
-                        for (i, r) in self.resources.iter().enumerate() {
-                            if i > 0 {
-                                w.raw(b",");
-                            }
-                            r.descriptor.write(w, fields);
-                        }
-                        w.raw(b"]}");
-                    }),
-                    Method::ResourceTemplatesList if self.has_resources() => resp.result(|w| {
-                        w.raw(b"{\"resourceTemplates\":[");
-                        for (i, t) in self.templates.iter().enumerate() {
-                            if i > 0 {
-                                w.raw(b",");
-                            }
-                            t.descriptor.write(w, fields);
-                        }
-                        w.raw(b"]}");
-                    }),
-                    Method::ToolsCall if !self.tools.is_empty() => {
-                        let params = request.params.map(|p| span(frame, p.raw()));
-                        self.call_tool(session, frame, params, resp)
-                    }
-                    Method::ResourcesRead if self.has_resources() => {
-                        let params = request.params.map(|p| span(frame, p.raw()));
-                        self.read_resource(session, frame, params, resp)
+                        wrote
                     }
                     _ => resp.error(
-                        METHOD_NOT_FOUND,
-                        format_args!("Method not found"),
-                        Data::Json(request.method),
+                        INVALID_REQUEST,
+                        format_args!("session not initialized: send initialize first"),
+                        Data::None,
                     ),
-                }
+                };
             }
+            Connection::Ready(session) => session,
+        };
+        let version = session.version();
+        let fields = version.fields();
+        let params = request.params;
+        let params_span = params.map(|p| span(frame, p.raw()));
+        let info = RequestInfo {
+            version,
+            log_level: self.logging.then_some(session.log_level()),
+            progress: progress_token(params),
+            notify,
+        };
+        let cursor = || params.and_then(|p| p.get("cursor"));
+        match method {
+            Method::Ping => resp.result(|w| w.raw(b"{}")),
+            Method::Initialize if in_batch => resp.error(
+                INVALID_REQUEST,
+                format_args!("initialize must not be part of a batch"),
+                Data::None,
+            ),
+            Method::Initialize => {
+                let (wrote, renegotiated) = self.initialize(params, resp);
+                if let Some((version, client)) = renegotiated {
+                    *session = session.reinitialize(version, client);
+                }
+                wrote
+            }
+            Method::SetLevel if self.logging => {
+                let Some(level) = params.and_then(|p| p.get("level")).and_then(|l| l.as_str())
+                else {
+                    return resp.invalid_params();
+                };
+                let Some(level) = LogLevel::from_json(level) else {
+                    return resp.error(
+                        INVALID_PARAMS,
+                        format_args!("Invalid log level: {level}"),
+                        Data::None,
+                    );
+                };
+                session.set_log_level(level);
+                resp.result(|w| w.raw(b"{}"))
+            }
+            Method::ToolsList if !self.tools.is_empty() => {
+                self.list(resp, cursor(), "tools", self.tools, List::Tools, |w, t| {
+                    t.descriptor.write(w, fields)
+                })
+            }
+            Method::ResourcesList if self.has_resources() => self.list(
+                resp,
+                cursor(),
+                "resources",
+                self.resources,
+                List::Resources,
+                |w, r| r.descriptor.write(w, fields),
+            ),
+            Method::ResourceTemplatesList if self.has_resources() => self.list(
+                resp,
+                cursor(),
+                "resourceTemplates",
+                self.templates,
+                List::Templates,
+                |w, t| t.descriptor.write(w, fields),
+            ),
+            Method::PromptsList if !self.prompts.is_empty() => self.list(
+                resp,
+                cursor(),
+                "prompts",
+                self.prompts,
+                List::Prompts,
+                |w, p| p.descriptor.write(w, fields),
+            ),
+            Method::ToolsCall if !self.tools.is_empty() => {
+                self.call_tool(info, frame, params_span, resp)
+            }
+            Method::ResourcesRead if self.has_resources() => {
+                self.read_resource(info, frame, params_span, resp)
+            }
+            Method::PromptsGet if !self.prompts.is_empty() => {
+                self.get_prompt(info, frame, params_span, resp)
+            }
+            Method::Complete if self.completion.is_some() => {
+                self.complete(info, frame, params_span, resp)
+            }
+            _ => resp.error(
+                METHOD_NOT_FOUND,
+                format_args!("Method not found"),
+                Data::Json(request.method),
+            ),
         }
     }
 
@@ -417,13 +725,44 @@ impl<'s, S> Server<'s, S> {
         !self.resources.is_empty() || !self.templates.is_empty()
     }
 
-    /// Negotiate and answer `initialize`. Returns the bytes written and, on
+    #[allow(clippy::too_many_arguments)]
+    fn list<T>(
+        &self,
+        resp: Out<'_, '_>,
+        cursor: Option<Value<'_>>,
+        name: &str,
+        items: &[T],
+        kind: List,
+        write_item: impl FnMut(&mut Writer<'_>, &T),
+    ) -> Wrote {
+        let start = match cursor {
+            None => 0,
+            Some(c) => match c
+                .as_str()
+                .and_then(|c| list::decode(self.cursor_key, kind, items.len(), c))
+            {
+                Some(i) => i,
+                None => {
+                    return resp.error(INVALID_PARAMS, format_args!("Invalid cursor"), Data::None);
+                }
+            },
+        };
+        let mut ok = true;
+        let key = self.cursor_key;
+        let page = self.page_size;
+        let wrote = resp.result(|w| {
+            ok = list::write_page(w, name, items, start, page, key, kind, write_item).is_ok();
+        });
+        if ok { wrote } else { Wrote::Failed }
+    }
+
+    /// Negotiate and answer `initialize`. Returns what was written and, on
     /// success, the negotiated version and the client's capabilities.
     fn initialize(
         &self,
         params: Option<Value<'_>>,
-        resp: Out<'_>,
-    ) -> (usize, Option<(ProtocolVersion, ClientCapabilities)>) {
+        resp: Out<'_, '_>,
+    ) -> (Wrote, Option<(ProtocolVersion, ClientCapabilities)>) {
         let Some(params) = params else {
             return (resp.invalid_params(), None);
         };
@@ -449,7 +788,7 @@ impl<'s, S> Server<'s, S> {
             elicitation: caps.get("elicitation").is_some(),
         };
         let fields = version.fields();
-        let n = resp.result(|w| {
+        let wrote = resp.result(|w| {
             w.raw(b"{\"protocolVersion\":");
             w.string(version.as_str());
             w.raw(b",\"capabilities\":");
@@ -462,12 +801,21 @@ impl<'s, S> Server<'s, S> {
             }
             w.raw(b"}");
         });
-        (n, Some((version, client)))
+        (wrote, Some((version, client)))
     }
 
     /// The capabilities this server has: derived from what is registered.
-    fn write_capabilities(&self, w: &mut Writer<'_>, _fields: Fields) {
+    fn write_capabilities(&self, w: &mut Writer<'_>, fields: Fields) {
         let mut o = w.value().object();
+        if self.completion.is_some() && fields.completions {
+            o.member("completions").raw_json("{}");
+        }
+        if self.logging {
+            o.member("logging").raw_json("{}");
+        }
+        if !self.prompts.is_empty() {
+            o.object("prompts").bool("listChanged", false);
+        }
         if self.has_resources() {
             o.object("resources")
                 .bool("subscribe", false)
@@ -480,12 +828,12 @@ impl<'s, S> Server<'s, S> {
 
     fn call_tool(
         &self,
-        session: &Session<Ready>,
+        info: RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
-        resp: Out<'_>,
-    ) -> usize {
-        let version = session.version();
+        mut resp: Out<'_, '_>,
+    ) -> Wrote {
+        let version = info.version;
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
         let (tool, args_span) = {
             let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
@@ -508,6 +856,8 @@ impl<'s, S> Server<'s, S> {
                 );
             };
             let empty = Value::trusted(b"{}");
+            // The one place that decides the channel of a schema violation:
+            // a tool error, which the model can correct (MCP 2025-11-25).
             if let Err(violation) = tool
                 .descriptor
                 .input_schema
@@ -525,44 +875,57 @@ impl<'s, S> Server<'s, S> {
             (tool, args.map(|a| span(frame, a.raw())))
         };
         // Phase 2: hand the handler the arguments (mutable, for in-place
-        // unescaping) and the rest of the output buffer.
+        // unescaping) and the output writer.
         let name = tool.descriptor.name;
-        let Out { mut w, id_end } = resp;
-        w.raw(b",\"result\":{");
-        let body_start = w.len();
-        if w.is_overflowed() {
-            return Out { w, id_end }.error(
-                INTERNAL_ERROR,
-                format_args!("output buffer too small"),
-                Data::None,
-            );
-        }
+        let body_start = resp.open_result();
         let mut empty = *b"{}";
         let args: &mut [u8] = match args_span.and_then(|r| frame.get_mut(r)) {
             Some(a) => a,
             None => &mut empty,
         };
         let mut state = ReplyState::default();
+        let mut track = Track::default();
         let outcome = {
-            let tail = w.tail_mut();
+            let ctx = self.ctx(&mut resp, info, &mut track);
             (tool.handler)(
                 &self.state,
                 Arguments::new(args),
-                Reply::new(tail, &mut state, version),
+                Reply::new(ctx, &mut state),
             )
         };
-        w.advance(state.len);
-        let resp = Out { w, id_end };
+        resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
             Ok(_done) => self.finish_tool_result(tool, version, state, body_start, resp),
             Err(ToolFailure::Tool(e)) => {
-                let mut resp = resp;
                 resp.w.truncate(body_start);
-                write_tool_error(&mut resp.w, name, format_args!("{}", e.message()));
-                resp.w.raw(b"}\n");
-                self.tool_overflow_or_done(name, body_start, resp)
+                write_tool_error(resp.w, name, format_args!("{}", e.message()));
+                self.close_tool_result(name, body_start, resp)
             }
             Err(ToolFailure::Protocol(e)) => resp.protocol(&e),
+        }
+    }
+
+    fn ctx<'c, 'n: 'c>(
+        &self,
+        resp: &'c mut Out<'_, '_>,
+        info: RequestInfo<'n>,
+        track: &'c mut Track,
+    ) -> Ctx<'c> {
+        // Shortens the sink's trait-object lifetime to this request's scope.
+        #[allow(clippy::needless_match)]
+        let notify: Option<&'c mut dyn Notify> = match info.notify {
+            Some(n) => Some(n),
+            None => None,
+        };
+        Ctx {
+            w: resp.w.reborrow(),
+            track,
+            version: info.version,
+            progress_token: info.progress,
+            last_progress: None,
+            log_level: info.log_level,
+            notify,
+            cancelled: false,
         }
     }
 
@@ -572,8 +935,8 @@ impl<'s, S> Server<'s, S> {
         version: ProtocolVersion,
         state: ReplyState,
         body_start: usize,
-        mut resp: Out<'_>,
-    ) -> usize {
+        resp: Out<'_, '_>,
+    ) -> Wrote {
         let name = tool.descriptor.name;
         if !state.finished {
             return resp.error(
@@ -582,10 +945,9 @@ impl<'s, S> Server<'s, S> {
                 Data::None,
             );
         }
-        if state.overflow {
+        if resp.w.is_overflowed() {
             return self.tool_too_large(name, body_start, resp);
         }
-        let mut end = body_start + state.len;
         match (state.structured, tool.descriptor.output_schema) {
             (None, Some(_)) => {
                 return resp.error(
@@ -597,83 +959,66 @@ impl<'s, S> Server<'s, S> {
                 );
             }
             (Some((start, stop, cut_start, cut_end)), schema) => {
-                let bytes = resp
-                    .w
-                    .as_bytes()
-                    .get(body_start + start..body_start + stop)
-                    .unwrap_or(&[]);
-                let checked = match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH))
-                {
-                    Err(_) => Err(None),
-                    Ok(v) => match schema {
-                        Some(s) => s
-                            .validate(&v)
-                            .map_err(|viol| Some(Message::from_violation(viol))),
-                        None => Ok(()),
-                    },
-                };
-                if let Err(why) = checked {
-                    return match why {
-                        Some(m) => resp.error(
-                            INTERNAL_ERROR,
-                            format_args!("tool {name} returned structured content that does not match its output schema: {}", m.as_str()),
-                            Data::None,
-                        ),
-                        None => resp.error(
-                            INTERNAL_ERROR,
-                            format_args!("tool {name} returned structured content that is not valid JSON"),
-                            Data::None,
-                        ),
-                    };
+                let bytes = resp.w.as_bytes().get(start..stop).unwrap_or(&[]);
+                let mut problem = None;
+                match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
+                    Err(_) => problem = Some(crate::error::Message::new("it is not valid JSON")),
+                    Ok(v) => {
+                        if let Some(Err(viol)) = schema.map(|s| s.validate(&v)) {
+                            problem = Some(crate::error::Message::format(format_args!(
+                                "it does not match the output schema: {viol}"
+                            )));
+                        }
+                    }
                 }
-                resp.w.truncate(end);
+                if let Some(p) = problem {
+                    return resp.error(
+                        INTERNAL_ERROR,
+                        format_args!("tool {name} returned invalid structured content: {p}"),
+                        Data::None,
+                    );
+                }
                 if !version.fields().structured_content {
-                    resp.w.cut(body_start + cut_start, body_start + cut_end);
-                    end = resp.w.len();
+                    resp.w.cut(cut_start, cut_end);
                 }
             }
             (None, None) => {}
         }
-        resp.w.truncate(end);
-        resp.w.raw(b",\"isError\":false}}\n");
-        self.tool_overflow_or_done(name, body_start, resp)
+        resp.w.raw(b",\"isError\":false");
+        self.close_tool_result(name, body_start, resp)
     }
 
-    fn tool_overflow_or_done(&self, name: &str, body_start: usize, resp: Out<'_>) -> usize {
+    fn close_tool_result(&self, name: &str, body_start: usize, resp: Out<'_, '_>) -> Wrote {
+        resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
             return self.tool_too_large(name, body_start, resp);
         }
-        resp.w.finish().unwrap_or(0)
+        resp.done()
     }
 
     /// The result does not fit: a tool error the model can act on.
-    fn tool_too_large(&self, name: &str, body_start: usize, mut resp: Out<'_>) -> usize {
+    fn tool_too_large(&self, name: &str, body_start: usize, resp: Out<'_, '_>) -> Wrote {
         let cap = resp.w.capacity();
         resp.w.truncate(body_start);
         write_tool_error(
-            &mut resp.w,
+            resp.w,
             name,
             format_args!("result exceeds the {cap}-byte response buffer"),
         );
-        resp.w.raw(b"}\n");
+        resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
-            return resp.error(
-                INTERNAL_ERROR,
-                format_args!("response exceeds the {cap}-byte output buffer"),
-                Data::None,
-            );
+            return resp.too_large();
         }
-        resp.w.finish().unwrap_or(0)
+        resp.done()
     }
 
     fn read_resource(
         &self,
-        session: &Session<Ready>,
+        info: RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
-        resp: Out<'_>,
-    ) -> usize {
-        let version = session.version();
+        mut resp: Out<'_, '_>,
+    ) -> Wrote {
         // Phase 1: find the URI string's raw bytes.
         let uri_span = {
             let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
@@ -685,13 +1030,10 @@ impl<'s, S> Server<'s, S> {
             span(frame, uri.raw())
         };
         // Phase 2: unescape the URI in place; it borrows the frame from here on.
-        let Some(uri) = frame
-            .get_mut(uri_span)
-            .and_then(|raw| json::unescape_str_in_place(raw).ok())
-        else {
+        let [uri] = decode_spans(frame, [Some(uri_span)]);
+        let Some(uri) = uri else {
             return resp.invalid_params();
         };
-        let uri: &str = uri;
         let target = self
             .resources
             .iter()
@@ -710,44 +1052,25 @@ impl<'s, S> Server<'s, S> {
                 Data::Uri(uri),
             );
         };
-        let Out { mut w, id_end } = resp;
-        w.raw(b",\"result\":{");
+        resp.open_result();
         let mut state = ContentsState::default();
+        let mut track = Track::default();
         let outcome = {
-            let tail = w.tail_mut();
+            let ctx = self.ctx(&mut resp, info, &mut track);
             handler(
                 &self.state,
                 ReadRequest::new(uri, vars),
-                crate::resource::Contents::new(tail, &mut state, version),
+                Contents::new(ctx, &mut state),
             )
         };
-        w.advance(state.len);
-        let mut resp = Out { w, id_end };
+        resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_done) if !state.finished => resp.error(
+            Ok(_) if !state.finished => resp.error(
                 INTERNAL_ERROR,
                 format_args!("resource handler returned without finishing its contents"),
                 Data::None,
             ),
-            Ok(_done) => {
-                let cap = resp.w.capacity();
-                if state.overflow {
-                    return resp.error(
-                        INTERNAL_ERROR,
-                        format_args!("resource contents exceed the {cap}-byte output buffer"),
-                        Data::None,
-                    );
-                }
-                resp.w.raw(b"}}\n");
-                if resp.w.is_overflowed() {
-                    return resp.error(
-                        INTERNAL_ERROR,
-                        format_args!("resource contents exceed the {cap}-byte output buffer"),
-                        Data::None,
-                    );
-                }
-                resp.w.finish().unwrap_or(0)
-            }
+            Ok(_) => resp.close_result(),
             Err(ResourceFailure::NotFound(e)) => resp.error(
                 INVALID_PARAMS,
                 format_args!("{}", e.message()),
@@ -756,12 +1079,214 @@ impl<'s, S> Server<'s, S> {
             Err(ResourceFailure::Protocol(e)) => resp.protocol(&e),
         }
     }
+
+    fn get_prompt(
+        &self,
+        info: RequestInfo<'_>,
+        frame: &mut [u8],
+        params: Option<Range<usize>>,
+        mut resp: Out<'_, '_>,
+    ) -> Wrote {
+        // Phase 1: the prompt, and the spans of its declared arguments' values.
+        let (prompt, spans) = {
+            let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
+                return resp.invalid_params();
+            };
+            let Some(name) = params.get("name").and_then(|v| v.as_str()) else {
+                return resp.invalid_params();
+            };
+            let args = match params.get("arguments") {
+                None => None,
+                Some(a) if a.is_null() => None,
+                Some(a) if a.kind() == Kind::Object => Some(a),
+                Some(_) => return resp.invalid_params(),
+            };
+            let Some(prompt) = self.prompts.iter().find(|p| name.eq_str(p.descriptor.name)) else {
+                return resp.error(
+                    INVALID_PARAMS,
+                    format_args!("Unknown prompt: {name}"),
+                    Data::None,
+                );
+            };
+            let mut spans: [Option<Range<usize>>; MAX_PROMPT_ARGUMENTS] = Default::default();
+            for (i, a) in prompt
+                .descriptor
+                .arguments
+                .iter()
+                .enumerate()
+                .take(MAX_PROMPT_ARGUMENTS)
+            {
+                match args.and_then(|args| args.get(a.name)) {
+                    Some(v) => match v.as_str() {
+                        Some(s) => {
+                            if let Some(slot) = spans.get_mut(i) {
+                                *slot = Some(span(frame, s.raw()));
+                            }
+                        }
+                        None => {
+                            return resp.error(
+                                INVALID_PARAMS,
+                                format_args!("Argument {} must be a string", a.name),
+                                Data::None,
+                            );
+                        }
+                    },
+                    None if a.required => {
+                        return resp.error(
+                            INVALID_PARAMS,
+                            format_args!("Missing required argument: {}", a.name),
+                            Data::None,
+                        );
+                    }
+                    None => {}
+                }
+            }
+            (prompt, spans)
+        };
+        let values = decode_spans(frame, spans);
+        resp.open_result();
+        let mut state = ContentsState::default();
+        let mut track = Track::default();
+        let outcome = {
+            let ctx = self.ctx(&mut resp, info, &mut track);
+            (prompt.handler)(
+                &self.state,
+                PromptRequest::new(prompt.descriptor.arguments, values),
+                Messages::new(ctx, &mut state),
+            )
+        };
+        resp.w.resume(track.len, track.limit, track.overflow);
+        match outcome {
+            Ok(_) if !state.finished => resp.error(
+                INTERNAL_ERROR,
+                format_args!("prompt handler returned without finishing its messages"),
+                Data::None,
+            ),
+            Ok(_) => resp.close_result(),
+            Err(e) => resp.protocol(&e),
+        }
+    }
+
+    fn complete(
+        &self,
+        info: RequestInfo<'_>,
+        frame: &mut [u8],
+        params: Option<Range<usize>>,
+        mut resp: Out<'_, '_>,
+    ) -> Wrote {
+        let Some(handler) = self.completion else {
+            return resp.invalid_params();
+        };
+        // Phase 1: check the reference, find the three strings.
+        let (is_prompt, spans) = {
+            let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
+                return resp.invalid_params();
+            };
+            let reference = params.get("ref");
+            let argument = params.get("argument");
+            let kind = reference
+                .and_then(|r| r.get("type"))
+                .and_then(|t| t.as_str());
+            let arg_name = argument
+                .and_then(|a| a.get("name"))
+                .and_then(|n| n.as_str());
+            let arg_value = argument
+                .and_then(|a| a.get("value"))
+                .and_then(|n| n.as_str());
+            let (Some(kind), Some(arg_name), Some(arg_value)) = (kind, arg_name, arg_value) else {
+                return resp.invalid_params();
+            };
+            let (is_prompt, target) = if kind.eq_str("ref/prompt") {
+                let Some(name) = reference
+                    .and_then(|r| r.get("name"))
+                    .and_then(|n| n.as_str())
+                else {
+                    return resp.invalid_params();
+                };
+                if !self.prompts.iter().any(|p| name.eq_str(p.descriptor.name)) {
+                    return resp.error(
+                        INVALID_PARAMS,
+                        format_args!("Unknown prompt: {name}"),
+                        Data::None,
+                    );
+                }
+                (true, name)
+            } else if kind.eq_str("ref/resource") {
+                let Some(uri) = reference
+                    .and_then(|r| r.get("uri"))
+                    .and_then(|n| n.as_str())
+                else {
+                    return resp.invalid_params();
+                };
+                if !self
+                    .templates
+                    .iter()
+                    .any(|t| uri.eq_str(t.descriptor.uri_template))
+                {
+                    return resp.error(
+                        INVALID_PARAMS,
+                        format_args!("Unknown resource template: {uri}"),
+                        Data::None,
+                    );
+                }
+                (false, uri)
+            } else {
+                return resp.error(
+                    INVALID_PARAMS,
+                    format_args!("Unknown reference type: {kind}"),
+                    Data::None,
+                );
+            };
+            (
+                is_prompt,
+                [
+                    Some(span(frame, target.raw())),
+                    Some(span(frame, arg_name.raw())),
+                    Some(span(frame, arg_value.raw())),
+                ],
+            )
+        };
+        let [Some(target), Some(argument), Some(value)] = decode_spans(frame, spans) else {
+            return resp.invalid_params();
+        };
+        let reference = if is_prompt {
+            CompletionRef::Prompt(target)
+        } else {
+            CompletionRef::ResourceTemplate(target)
+        };
+        resp.open_result();
+        let mut state = ContentsState::default();
+        let mut track = Track::default();
+        let outcome = {
+            let ctx = self.ctx(&mut resp, info, &mut track);
+            handler(
+                &self.state,
+                CompleteRequest {
+                    reference,
+                    argument,
+                    value,
+                },
+                Completions::new(ctx, &mut state),
+            )
+        };
+        resp.w.resume(track.len, track.limit, track.overflow);
+        match outcome {
+            Ok(_) if !state.finished => resp.error(
+                INTERNAL_ERROR,
+                format_args!("completion handler returned without finishing"),
+                Data::None,
+            ),
+            Ok(_) => resp.close_result(),
+            Err(e) => resp.protocol(&e),
+        }
+    }
 }
 
-use crate::error::Message;
-
-impl Message<'static> {
-    fn from_violation(v: crate::schema::Violation<'_, '_>) -> Self {
-        Message::format(format_args!("{v}"))
+/// Terminate the message (if any) with `\n` and put stashed notifications
+/// ahead of it.
+fn finish(mut w: Writer<'_>) -> usize {
+    if !w.is_empty() {
+        w.raw(b"\n");
     }
+    w.finish_with_stash()
 }

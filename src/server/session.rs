@@ -16,7 +16,7 @@
 //! whichever state a connection is in and the server answers an early request
 //! with a protocol error at run time.
 
-use crate::mcp::ProtocolVersion;
+use crate::mcp::{LogLevel, ProtocolVersion};
 
 /// Marker: `initialize` has not succeeded yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,6 +26,7 @@ pub struct Uninitialized;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ready {
     version: ProtocolVersion,
+    log_level: LogLevel,
 }
 
 /// What the client declared in `initialize`.
@@ -68,7 +69,10 @@ impl Session<Uninitialized> {
         client: ClientCapabilities,
     ) -> Session<Ready> {
         Session {
-            state: Ready { version },
+            state: Ready {
+                version,
+                log_level: LogLevel::Info,
+            },
             client,
         }
     }
@@ -86,16 +90,30 @@ impl Session<Ready> {
         self.state.version
     }
 
-    /// Re-negotiate (a repeated `initialize`).
+    /// Re-negotiate (a repeated `initialize`); the log level is kept.
     pub fn reinitialize(
         self,
         version: ProtocolVersion,
         client: ClientCapabilities,
     ) -> Session<Ready> {
         Session {
-            state: Ready { version },
+            state: Ready {
+                version,
+                log_level: self.state.log_level,
+            },
             client,
         }
+    }
+
+    /// The least severe level delivered to this client (`info` until it
+    /// sends `logging/setLevel`).
+    pub fn log_level(&self) -> LogLevel {
+        self.state.log_level
+    }
+
+    /// Set the log level (`logging/setLevel`).
+    pub fn set_log_level(&mut self, level: LogLevel) {
+        self.state.log_level = level;
     }
 }
 

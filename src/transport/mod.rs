@@ -13,7 +13,9 @@
 //! The blocking loop runs one handler at a time, to completion: a
 //! `notifications/cancelled` that arrives while a handler runs is read only
 //! after it returns, so it cannot interrupt it (and, like every
-//! notification, it is never answered).
+//! notification, it is never answered); `is_cancelled()` is always `false`
+//! here. Progress and log notifications are written and flushed the moment
+//! a handler sends them.
 
 #[cfg(feature = "std")]
 mod stdio;
@@ -51,7 +53,17 @@ where
         loop {
             let n = match framer.next_frame() {
                 Status::Partial => break,
-                Status::Complete(line) => server.handle(&mut conn, line, output),
+                Status::Complete(line) => {
+                    let mut sink = Sink {
+                        io: &mut *io,
+                        error: None,
+                    };
+                    let n = server.handle_with(&mut conn, line, output, &mut sink);
+                    if let Some(e) = sink.error {
+                        return Err(Error::Write(e));
+                    }
+                    n
+                }
                 Status::Overflow { limit } => server.handle_overflow(limit, output),
             };
             send(io, output, n)?;
@@ -71,6 +83,23 @@ where
             return Ok(());
         }
         framer.commit(n);
+    }
+}
+
+/// Streams a handler's notifications to the transport as they are written
+/// (flushed, so progress is seen while the handler runs).
+struct Sink<'a, T: Write> {
+    io: &'a mut T,
+    error: Option<T::Error>,
+}
+
+impl<T: Write> crate::content::Notify for Sink<'_, T> {
+    fn notify(&mut self, message: &[u8]) {
+        if self.error.is_none()
+            && let Err(e) = self.io.write_all(message).and_then(|()| self.io.flush())
+        {
+            self.error = Some(e);
+        }
     }
 }
 

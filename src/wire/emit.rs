@@ -20,6 +20,11 @@ use crate::wire::json::JsonStr;
 pub struct Writer<'b> {
     buf: &'b mut [u8],
     len: usize,
+    /// Writable end: bytes from here to the buffer's end hold stashed
+    /// notifications (see [`Writer::stash`]).
+    limit: usize,
+    /// Bytes kept free below `limit` (room for a list's closing suffix).
+    reserve: usize,
     overflow: bool,
     string_mode: bool,
 }
@@ -27,9 +32,12 @@ pub struct Writer<'b> {
 impl<'b> Writer<'b> {
     /// A writer at the start of `buf`.
     pub fn new(buf: &'b mut [u8]) -> Self {
+        let limit = buf.len();
         Self {
             buf,
             len: 0,
+            limit,
+            reserve: 0,
             overflow: false,
             string_mode: false,
         }
@@ -96,6 +104,10 @@ impl<'b> Writer<'b> {
             return;
         }
         let end = self.len.saturating_add(bytes.len());
+        if end > self.limit.saturating_sub(self.reserve) {
+            self.overflow = true;
+            return;
+        }
         match self.buf.get_mut(self.len..end) {
             Some(dst) => {
                 dst.copy_from_slice(bytes);
@@ -303,16 +315,78 @@ impl<'b> Writer<'b> {
         }
     }
 
-    /// The unwritten rest of the buffer (for a nested writer whose length the
-    /// caller adds back with [`truncate`](Self::truncate)-free bookkeeping).
-    pub(crate) fn tail_mut(&mut self) -> &mut [u8] {
-        let len = self.len;
-        self.buf.get_mut(len..).unwrap_or(&mut [])
+    /// A writer over the same buffer, at the same position, for a nested
+    /// scope (a handler); [`resume`](Self::resume) takes its progress back.
+    pub(crate) fn reborrow(&mut self) -> Writer<'_> {
+        Writer {
+            buf: &mut *self.buf,
+            len: self.len,
+            limit: self.limit,
+            reserve: self.reserve,
+            overflow: self.overflow,
+            string_mode: self.string_mode,
+        }
     }
 
-    /// Count `n` bytes written into [`tail_mut`](Self::tail_mut) by a nested writer.
-    pub(crate) fn advance(&mut self, n: usize) {
-        self.len = self.len.saturating_add(n).min(self.buf.len());
+    /// Take back the position, limit and overflow flag of a writer that was
+    /// [`reborrow`](Self::reborrow)ed from this one.
+    pub(crate) fn resume(&mut self, len: usize, limit: usize, overflow: bool) {
+        self.limit = limit.min(self.buf.len());
+        self.len = len.min(self.limit);
+        self.overflow = overflow;
+    }
+
+    /// Keep `n` bytes free at the end (0 to release them).
+    pub(crate) fn set_reserve(&mut self, n: usize) {
+        self.reserve = n;
+    }
+
+    /// The current position, limit and overflow flag.
+    pub(crate) fn position(&self) -> (usize, usize, bool) {
+        (self.len, self.limit, self.overflow)
+    }
+
+    /// The free space between what is written and the stash.
+    pub(crate) fn free_mut(&mut self) -> &mut [u8] {
+        let (len, limit) = (self.len, self.limit);
+        self.buf.get_mut(len..limit).unwrap_or(&mut [])
+    }
+
+    /// Move the first `n` bytes of [`free_mut`](Self::free_mut) to the end of
+    /// the stash (kept in order at the end of the buffer, out of the way of
+    /// what is written from the front). Returns false when they do not fit.
+    pub(crate) fn stash(&mut self, n: usize) -> bool {
+        let stashed = self.buf.len() - self.limit;
+        if n > self.limit - self.len {
+            return false;
+        }
+        // Shift the stash down by n, then append the new bytes after it.
+        let new_limit = self.limit - n;
+        self.buf.copy_within(self.limit..self.buf.len(), new_limit);
+        let dst = new_limit + stashed;
+        self.buf.copy_within(self.len..self.len + n, dst);
+        self.limit = new_limit;
+        true
+    }
+
+    /// Finish a message: put the stashed bytes in front of what was written
+    /// and return the total length (or 0 after an overflow).
+    pub(crate) fn finish_with_stash(mut self) -> usize {
+        if self.overflow {
+            return 0;
+        }
+        let stashed = self.buf.len() - self.limit;
+        let total = self.len + stashed;
+        if stashed > 0 {
+            let (len, limit, cap) = (self.len, self.limit, self.buf.len());
+            self.buf.copy_within(limit..cap, len);
+            if let Some(all) = self.buf.get_mut(..total) {
+                all.rotate_right(stashed);
+            }
+            self.len = total;
+            self.limit = cap;
+        }
+        total
     }
 
     /// A [`ValueWriter`] for one JSON value at the current position.

@@ -1,0 +1,150 @@
+//! Pagination: opaque, tamper-evident cursors and page writing.
+//!
+//! A cursor is `INDEX-TAG`, where TAG is a keyed SipHash of (list, index,
+//! list length) under the server's cursor key. A cursor edited by the client,
+//! taken from another list, or past the end is rejected with `-32602`.
+
+use crate::wire::emit::Writer;
+use crate::wire::json::JsonStr;
+
+/// Which list a cursor belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum List {
+    Tools = 1,
+    Resources = 2,
+    Templates = 3,
+    Prompts = 4,
+}
+
+/// Room kept free while writing items: `],"nextCursor":"<20 digits>-<16 hex>"}`
+/// plus the envelope's closing and newline.
+const SUFFIX_RESERVE: usize = 72;
+
+fn tag(key: [u64; 2], list: List, index: usize, total: usize) -> u64 {
+    use core::hash::Hasher;
+    #[allow(deprecated)] // core's SipHash-2-4; deprecated only in favour of std's DefaultHasher
+    let mut h = core::hash::SipHasher::new_with_keys(key[0], key[1]);
+    h.write_u8(list as u8);
+    h.write_u64(index as u64);
+    h.write_u64(total as u64);
+    h.finish()
+}
+
+/// Decode a cursor for `list` of `total` items: the start index.
+pub(crate) fn decode(
+    key: [u64; 2],
+    list: List,
+    total: usize,
+    cursor: JsonStr<'_>,
+) -> Option<usize> {
+    let mut buf = [0u8; 40];
+    let text = cursor.decode_into(&mut buf)?;
+    let (index, hex) = text.split_once('-')?;
+    if index.is_empty() || hex.len() != 16 || !index.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let index: usize = index.parse().ok()?;
+    let given = u64::from_str_radix(hex, 16).ok()?;
+    (index > 0 && index < total && given == tag(key, list, index, total)).then_some(index)
+}
+
+fn write_cursor(w: &mut Writer<'_>, key: [u64; 2], list: List, index: usize, total: usize) {
+    w.raw(b"\"");
+    w.u64(index as u64);
+    w.raw(b"-");
+    let t = tag(key, list, index, total);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0u8; 16];
+    for (i, slot) in hex.iter_mut().enumerate() {
+        *slot = HEX
+            .get(((t >> (60 - 4 * i)) & 0xf) as usize)
+            .copied()
+            .unwrap_or(b'0');
+    }
+    w.raw(&hex);
+    w.raw(b"\"");
+}
+
+/// The first item alone does not fit the output buffer.
+pub(crate) struct TooLarge;
+
+/// Write `{"KEY":[items from start],"nextCursor"?:...}`: a page ends after
+/// `page_size` items or before the first item that would not fit.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_page<T>(
+    w: &mut Writer<'_>,
+    name: &str,
+    items: &[T],
+    start: usize,
+    page_size: Option<usize>,
+    key: [u64; 2],
+    list: List,
+    mut write_item: impl FnMut(&mut Writer<'_>, &T),
+) -> Result<(), TooLarge> {
+    w.raw(b"{");
+    w.string(name);
+    w.raw(b":[");
+    w.set_reserve(SUFFIX_RESERVE);
+    let mut written = 0;
+    let mut next = None;
+    #[allow(clippy::explicit_counter_loop)] // `written` is also read after the loop
+    for (i, item) in items.iter().enumerate().skip(start) {
+        if page_size.is_some_and(|p| written >= p) {
+            next = Some(i);
+            break;
+        }
+        let before = w.len();
+        if written > 0 {
+            w.raw(b",");
+        }
+        write_item(w, item);
+        if w.is_overflowed() {
+            w.set_reserve(0);
+            if written == 0 {
+                return Err(TooLarge);
+            }
+            w.truncate(before);
+            next = Some(i);
+            break;
+        }
+        written += 1;
+    }
+    w.set_reserve(0);
+    w.raw(b"]");
+    if let Some(i) = next {
+        w.raw(b",\"nextCursor\":");
+        write_cursor(w, key, list, i, items.len());
+    }
+    w.raw(b"}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::json::{Limits, Value};
+
+    #[test]
+    fn cursors_round_trip_and_reject_tampering() {
+        let key = [1, 2];
+        let mut buf = [0u8; 64];
+        let mut w = Writer::new(&mut buf);
+        write_cursor(&mut w, key, List::Tools, 7, 10);
+        let n = w.finish().unwrap_or(0);
+        let v = Value::parse(&buf[..n], &Limits::DEFAULT).unwrap();
+        let c = v.as_str().unwrap();
+        assert_eq!(decode(key, List::Tools, 10, c), Some(7));
+        assert_eq!(decode(key, List::Prompts, 10, c), None, "another list");
+        assert_eq!(decode(key, List::Tools, 11, c), None, "another length");
+        assert_eq!(decode([9, 9], List::Tools, 10, c), None, "another key");
+        let raw = core::str::from_utf8(c.raw()).unwrap();
+        let forged = raw.replacen('7', "8", 1);
+        let quoted = std::format!("\"{forged}\"");
+        let v = Value::parse(quoted.as_bytes(), &Limits::DEFAULT).unwrap();
+        assert_eq!(
+            decode(key, List::Tools, 10, v.as_str().unwrap()),
+            None,
+            "edited index"
+        );
+    }
+}
