@@ -123,7 +123,7 @@ impl<'s> ResourceDescriptor<'s> {
             self.description,
             self.mime_type,
         );
-        if let Some(n) = self.size {
+        if let (true, Some(n)) = (fields.resource_size, self.size) {
             w.raw(b",\"size\":");
             w.u64(n);
         }

@@ -73,11 +73,32 @@ const SESSION: &[&str] = &[
     "",
     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     r#"{"jsonrpc":"2.0","id":20,"method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","id":21,"method":"prompts/list"}"#,
+    r#"{"jsonrpc":"2.0","id":22,"method":"prompts/get","params":{"name":"recommend","arguments":{"genre":"cyb\u0065rpunk"}}}"#,
+    r#"{"jsonrpc":"2.0","id":23,"method":"prompts/get","params":{"name":"recommend"}}"#,
+    r#"{"jsonrpc":"2.0","id":24,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"recommend"},"argument":{"name":"genre","value":"f"}}}"#,
+    r#"{"jsonrpc":"2.0","id":25,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"books://{title}"},"argument":{"name":"title","value":"D"}}}"#,
+    r#"{"jsonrpc":"2.0","id":26,"method":"logging/setLevel","params":{"level":"debug"}}"#,
+    r#"{"jsonrpc":"2.0","id":27,"method":"tools/call","params":{"name":"count","arguments":{"n":3},"_meta":{"progressToken":7}}}"#,
+    r#"{"jsonrpc":"2.0","id":28,"method":"tools/list","params":{"cursor":"bogus"}}"#,
+    r#"{"jsonrpc":"2.0","id":29,"method":"logging/setLevel","params":{"level":"loud"}}"#,
+];
+
+/// A 2025-03-26 session: batches.
+const BATCH_SESSION: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    r#"[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"top","arguments":{"n":2}}}]"#,
+    r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
+    r#"[]"#,
 ];
 
 /// Runs the session through a framer and the server with stack buffers only;
 /// returns (bytes answered, answers).
 fn run_session(input: &[u8]) -> (usize, usize) {
+    run_session_on(&common::BOOKSHOP, input)
+}
+
+fn run_session_on<S>(server: &picomcp::Server<'_, S>, input: &[u8]) -> (usize, usize) {
     let mut inbuf = [0u8; 512];
     let mut out = [0u8; 4096];
     let mut framer = LineFramer::new(&mut inbuf[..]);
@@ -88,8 +109,8 @@ fn run_session(input: &[u8]) -> (usize, usize) {
         loop {
             let n = match framer.next_frame() {
                 Status::Partial => break,
-                Status::Complete(line) => common::BOOKSHOP.handle(&mut conn, line, &mut out),
-                Status::Overflow { limit } => common::BOOKSHOP.handle_overflow(limit, &mut out),
+                Status::Complete(line) => server.handle(&mut conn, line, &mut out),
+                Status::Overflow { limit } => server.handle_overflow(limit, &mut out),
                 _ => 0,
             };
             if n > 0 {
@@ -130,6 +151,36 @@ fn full_cycles_allocate_nothing() {
     assert_eq!(after - before, 0, "heap allocations during 100 sessions");
     // Every request was answered: all lines but the 2 notifications, the
     // client response and the empty line.
-    assert_eq!(answers, SESSION.len() - 4);
+    // Plus 3 progress notifications and 1 log message from `count`.
+    assert_eq!(answers, SESSION.len() - 4 + 4);
     assert!(bytes > 2000);
+}
+
+fn lines(session: &[&str]) -> Vec<u8> {
+    let mut input = Vec::new();
+    for line in session {
+        input.extend_from_slice(line.as_bytes());
+        input.push(b'\n');
+    }
+    input
+}
+
+#[test]
+fn batches_and_pagination_allocate_nothing() {
+    static PAGED: picomcp::Server<'static, common::shop::Shop> = common::shop::server_with_page_size(1);
+    let batch = lines(BATCH_SESSION);
+    let paged = lines(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"prompts/list"}"#,
+    ]);
+    let expected = (run_session(&batch), run_session_on(&PAGED, &paged));
+    let before = allocations();
+    for _ in 0..100 {
+        assert_eq!((run_session(&batch), run_session_on(&PAGED, &paged)), expected);
+    }
+    assert_eq!(allocations() - before, 0);
+    // initialize, one batch array, the empty-batch error; 3 answers paged.
+    assert_eq!(expected.0.1, 3);
+    assert_eq!(expected.1.1, 3);
 }

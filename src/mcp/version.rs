@@ -90,6 +90,7 @@ impl ProtocolVersion {
         Fields {
             batches: matches!(self, Self::V2025_03_26),
             audio: since!(Self::V2025_03_26),
+            resource_size: since!(Self::V2025_03_26),
             tool_annotations: since!(Self::V2025_03_26),
             completions: since!(Self::V2025_03_26),
             title: since!(Self::V2025_06_18),
@@ -125,6 +126,8 @@ pub struct Fields {
     pub batches: bool,
     /// `audio` content blocks.
     pub audio: bool,
+    /// `Resource.size` and resource-link `size`.
+    pub resource_size: bool,
     /// `Tool.annotations`.
     pub tool_annotations: bool,
     /// The `completions` capability.
