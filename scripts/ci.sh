@@ -30,5 +30,6 @@ cargo build --lib --no-default-features --target thumbv7em-none-eabihf
 step "interop: the official MCP Python SDK client drives the bookshop"
 cargo build --release --example bookshop
 scripts/interop.sh target/release/examples/bookshop
+scripts/interop.sh target/release/examples/bookshop --page-size 1
 
 step "done in $(( $(date +%s) - started )) s"

@@ -6,7 +6,15 @@ Run (normally through ``scripts/interop.sh``, which makes the venv)::
 
     python tests/interop/test_bookshop.py --server "target/release/examples/bookshop"
     python tests/interop/test_bookshop.py -- target/release/examples/bookshop --page-size 2
+    python tests/interop/test_bookshop.py --page-size 1 --server target/release/examples/bookshop
     PICOMCP_SERVER="target/release/examples/bookshop" python tests/interop/test_bookshop.py
+
+Pagination mode: when the server command carries ``--page-size N`` (N > 0), or
+this script is given ``--page-size N`` (which it appends to the server
+command), every list is walked page by page and the pagination checks run
+(pages of at most N items, the walk equals an unpaginated server's listing,
+bad cursors are rejected). Without it every list must come back whole, with
+no ``nextCursor``.
 
 Prints ``ok  NAME`` or ``FAIL NAME: DETAIL`` per check (``skip NAME: REASON``
 when a check cannot apply), then a closing ``N passed, M failed`` line, and
@@ -57,6 +65,36 @@ Facts about the SDK 2.3.0 client this test relies on (read from its source):
   and works in the handshake era; against a dual-era server (such as the
   SDK's own reference bookshop) it ends up in 2026-07-28. The
   ``default_mode_connect`` check accepts either and prints which it got.
+* Cursors. ``ClientSession.list_tools`` / ``list_resources`` /
+  ``list_resource_templates`` / ``list_prompts`` take no ``cursor=`` keyword
+  in 2.3.0: the cursor goes in ``params=types.PaginatedRequestParams(cursor=C)``
+  (only the high-level ``mcp.Client.list_*`` have ``cursor=``). The result's
+  ``next_cursor`` is ``None`` when the wire had no ``nextCursor``. The SDK
+  does not walk pages itself; ``list_tools`` caches output schemas from every
+  page it sees (cursor pages only add), and ``call_tool``'s output validation
+  lists tools once (first page only) when it has not seen the tool yet.
+* Progress. ``call_tool(name, args, read_timeout_seconds=None,
+  progress_callback=cb)`` (third positional or keyword): when ``cb`` is given
+  the dispatcher puts ``_meta.progressToken`` = the request id on the wire and
+  calls ``await cb(progress: float, total: float | None, message: str | None)``
+  for each matching ``notifications/progress`` (ints arrive as floats). Each
+  call is spawned as its own task in receive order (a callback that records
+  before its first ``await`` sees them in order); the result may come back
+  before the last callback ran, so this test waits briefly for them.
+* Logging. ``ClientSession(..., logging_callback=cb)``: ``await cb(params:
+  types.LoggingMessageNotificationParams)`` (``.level``, ``.logger``,
+  ``.data``) per ``notifications/message``, run in a spawned task, so it too
+  may lag the tool result. ``set_logging_level(level)`` emits an
+  ``MCPDeprecationWarning`` (logging is deprecated in 2026-07-28) and its
+  ``level`` is a ``Literal`` of the 8 RFC 5424 names validated client-side
+  (pydantic ``ValidationError``); an invalid level is therefore sent with a
+  ``SetLevelRequest.model_construct(...)`` through ``send_request``.
+* Prompts and completion. ``get_prompt(name, arguments)`` returns
+  ``GetPromptResult`` (``messages``: ``PromptMessage`` with ``role`` and one
+  ``content`` block). ``complete(ref, {"name": ..., "value": ...})`` with ref
+  ``types.PromptReference(name=...)`` or
+  ``types.ResourceTemplateReference(uri=...)`` returns ``CompleteResult``
+  whose ``completion.values`` is the list of strings.
 """
 
 from __future__ import annotations
@@ -70,6 +108,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any, TextIO
@@ -78,6 +117,7 @@ try:
     import anyio
     import mcp.types as types
     from mcp import Client, ClientSession, MCPError, StdioServerParameters
+    from mcp.shared.exceptions import MCPDeprecationWarning
     from mcp.client.stdio import stdio_client
     from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
     from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
@@ -98,6 +138,17 @@ GET_AUTHOR_OUTPUT_SCHEMA = {
 }
 
 _ABSENT = object()  # "do not check this"
+# Every item the bookshop lists, in listing order (tools by name, resources by uri,
+# templates by uriTemplate, prompts by name).
+EXPECTED_LISTS = {
+    "tools": ["get_author", "get_author_strict", "top", "count"],
+    "resources": ["books://catalog"],
+    "resource_templates": ["books://{title}"],
+    "prompts": ["recommend"],
+}
+MAX_PAGES = 64  # a walk longer than this is a server looping on cursors
+GENRES = ["science fiction", "cyberpunk", "fantasy"]
+CALLBACK_WAIT = 2.0  # seconds to wait for spawned progress/logging callbacks
 
 
 class CheckFailed(Exception):
@@ -198,21 +249,93 @@ def expect_tool_error(
 
 
 async def expect_protocol_error(
-    call: Awaitable[Any], *, code: int, message: str, data: Any = _ABSENT
-) -> None:
+    call: Awaitable[Any], *, code: int, message: str | None, data: Any = _ABSENT, p: Problems | None = None
+) -> MCPError | None:
+    """Await ``call``, which must raise MCPError ``code`` (and ``message`` unless None).
+
+    Mismatches go to ``p`` when given (the caller reports them), else raise CheckFailed at once.
+    """
+    own = p is None
+    p = Problems() if p is None else p
     try:
         result = await call
     except MCPError as exc:
         if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
             raise  # the runner treats these as a broken connection
-        p = Problems()
         p.eq(exc.code, code, "error code")
-        p.eq(exc.message, message, "error message")
+        if message is not None:
+            p.eq(exc.message, message, "error message")
         if data is not _ABSENT:
             p.eq(exc.data, data, "error data")
+        if own:
+            p.done()
+        return exc
+    p.add(f"expected MCPError {code} {message!r}, got a result: {describe(result)}")
+    if own:
         p.done()
-        return
-    raise CheckFailed(f"expected MCPError {code} {message!r}, got a result: {describe(result)}")
+    return None
+
+
+# --------------------------------------------------------------------------- lists and pages
+
+
+# kind -> (send one list request with these params, the result's item list, an item's key)
+ListSender = Callable[[ClientSession, "types.PaginatedRequestParams | None"], Awaitable[Any]]
+LIST_KINDS: dict[str, tuple[ListSender, Callable[[Any], list[Any]], Callable[[Any], str]]] = {
+    "tools": (lambda s, params: s.list_tools(params=params), lambda r: r.tools, lambda i: i.name),
+    "resources": (lambda s, params: s.list_resources(params=params), lambda r: r.resources, lambda i: i.uri),
+    "resource_templates": (
+        lambda s, params: s.list_resource_templates(params=params),
+        lambda r: r.resource_templates,
+        lambda i: i.uri_template,
+    ),
+    "prompts": (lambda s, params: s.list_prompts(params=params), lambda r: r.prompts, lambda i: i.name),
+}
+
+
+async def list_page(session: ClientSession, kind: str, cursor: str | None = None) -> Any:
+    """One list request; ``cursor`` goes in ``params`` (the 2.3.0 ClientSession has no ``cursor=``)."""
+    send, _, _ = LIST_KINDS[kind]
+    return await send(session, None if cursor is None else types.PaginatedRequestParams(cursor=cursor))
+
+
+async def walk_pages(session: ClientSession, kind: str) -> list[Any]:
+    """Every page of one list, following ``next_cursor`` until it is absent."""
+    pages: list[Any] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    while True:
+        result = await list_page(session, kind, cursor)
+        pages.append(result)
+        cursor = result.next_cursor
+        if cursor is None:
+            return pages
+        if cursor in seen:
+            raise CheckFailed(f"{kind}: nextCursor {cursor!r} repeated after {len(pages)} pages")
+        seen.add(cursor)
+        if len(pages) >= MAX_PAGES:
+            raise CheckFailed(f"{kind}: still a nextCursor after {MAX_PAGES} pages")
+
+
+async def list_all(session: ClientSession, kind: str) -> list[Any]:
+    """The whole list, walked page by page (one request when the server does not paginate)."""
+    _, items, _ = LIST_KINDS[kind]
+    return [item for page in await walk_pages(session, kind) for item in items(page)]
+
+
+def keys(kind: str, items: list[Any]) -> list[str]:
+    return [LIST_KINDS[kind][2](i) for i in items]
+
+
+def dump_items(items: list[Any]) -> list[Any]:
+    return [i.model_dump(by_alias=True, mode="json", exclude_none=True) for i in items]
+
+
+async def wait_until(cond: Callable[[], bool], timeout: float = CALLBACK_WAIT) -> None:
+    """Give the SDK's spawned callback tasks time to run (they may lag the result)."""
+    with anyio.move_on_after(timeout):
+        while not cond():
+            await anyio.sleep(0.01)
 
 
 # --------------------------------------------------------------------------- connection
@@ -237,6 +360,10 @@ class HandshakeConnection:
         self.failed_restarts = 0  # consecutive restarts whose initialize failed
         self.starts = 0
         self.stderr_logs: list[TextIO] = []
+        self.log_messages: list[types.LoggingMessageNotificationParams] = []  # from logging_callback
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.log_messages.append(params)
 
     def new_errlog(self) -> TextIO:
         log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -263,7 +390,7 @@ class HandshakeConnection:
         try:
             read, write = await stack.enter_async_context(stdio_client(self.params(), errlog=self.new_errlog()))
             session = await stack.enter_async_context(
-                ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT)
+                ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT, logging_callback=self.on_log)
             )
         except BaseException:
             await stack.aclose()
@@ -372,7 +499,12 @@ class Runner:
 # --------------------------------------------------------------------------- checks (handshake era)
 
 
-def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], Awaitable[str | None]]]]:
+def handshake_checks(
+    conn: HandshakeConnection, page_size: int | None, unpaginated_argv: list[str]
+) -> list[tuple[str, Callable[[], Awaitable[str | None]]]]:
+    """The checks on the main connection; ``page_size`` (None: the server does not paginate)
+    adds the pagination checks, which compare against a server run as ``unpaginated_argv``."""
+
     def s() -> ClientSession:
         assert conn.session is not None
         return conn.session
@@ -388,7 +520,7 @@ def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], 
         p.done()
 
     async def tools_list_names() -> None:
-        names = [t.name for t in (await s().list_tools()).tools]
+        names = [t.name for t in await list_all(s(), "tools")]
         want = ["get_author", "get_author_strict", "top"]
         missing = [n for n in want if n not in names]
         if missing:
@@ -397,7 +529,7 @@ def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], 
             raise CheckFailed(f"tools not in order {want}; listed {names}")
 
     async def tool(name: str) -> types.Tool:
-        for t in (await s().list_tools()).tools:
+        for t in await list_all(s(), "tools"):
             if t.name == name:
                 return t
         raise CheckFailed(f"tool {name} not listed")
@@ -476,7 +608,7 @@ def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], 
         await expect_protocol_error(s().call_tool("nope", {}), code=-32602, message="Unknown tool: nope")
 
     async def resources_list_catalog() -> None:
-        resources = (await s().list_resources()).resources
+        resources = await list_all(s(), "resources")
         found = [r for r in resources if r.uri == "books://catalog"]
         if not found:
             raise CheckFailed(f"books://catalog not listed; listed {[r.uri for r in resources]}")
@@ -484,7 +616,7 @@ def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], 
             raise CheckFailed(f"books://catalog mimeType: expected 'application/json', got {found[0].mime_type!r}")
 
     async def resource_templates_list() -> None:
-        templates = (await s().list_resource_templates()).resource_templates
+        templates = await list_all(s(), "resource_templates")
         found = [t for t in templates if t.uri_template == "books://{title}"]
         if not found:
             raise CheckFailed(f"books://{{title}} not listed; listed {[t.uri_template for t in templates]}")
@@ -533,8 +665,202 @@ def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], 
         if not isinstance(result, types.EmptyResult):
             raise CheckFailed(f"unexpected ping result {result!r}")
 
+    # ----------------------------------------------------------------- capabilities and lists
+
+    async def capabilities_prompts_completions_logging() -> None:
+        caps = s().server_capabilities
+        if caps is None:
+            raise CheckFailed("session has no server capabilities after initialize")
+        p = Problems()
+        p.expect(caps.prompts is not None, "capabilities.prompts missing")
+        p.expect(caps.completions is not None, "capabilities.completions missing")
+        p.expect(caps.logging is not None, "capabilities.logging missing")
+        p.done()
+
+    async def lists_items_in_order() -> str:
+        p = Problems()
+        for kind, want in EXPECTED_LISTS.items():
+            p.eq(keys(kind, await list_all(s(), kind)), want, kind)
+        p.done()
+        return "walked page by page" if page_size else "one page each"
+
+    async def lists_have_no_next_cursor() -> None:
+        p = Problems()
+        for kind in LIST_KINDS:
+            result = await list_page(s(), kind)
+            p.expect(
+                result.next_cursor is None and "next_cursor" not in result.model_fields_set,
+                f"{kind}: nextCursor {result.next_cursor!r} on the wire of an unpaginated server",
+            )
+        p.done()
+
+    # ----------------------------------------------------------------- pagination (--page-size)
+
+    def paginate(kind: str) -> Callable[[], Awaitable[str]]:
+        async def check() -> str:
+            assert page_size is not None
+            pages = await walk_pages(s(), kind)
+            _, items, _ = LIST_KINDS[kind]
+            p = Problems()
+            for i, page in enumerate(pages, 1):
+                n = len(items(page))
+                p.expect(n <= page_size, f"page {i} has {n} items, more than the page size {page_size}")
+            p.eq(keys(kind, [it for page in pages for it in items(page)]), EXPECTED_LISTS[kind], f"{kind} walked to the end")
+            p.done()
+            return f"{len(pages)} pages: {[keys(kind, items(page)) for page in pages]}"
+
+        return check
+
+    async def paginated_walk_matches_unpaginated_server() -> str:
+        """The same server without --page-size, listed in one request each, item for item."""
+        params = StdioServerParameters(command=unpaginated_argv[0], args=unpaginated_argv[1:], env=conn.env)
+        p = Problems()
+        async with stdio_client(params, errlog=conn.new_errlog()) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT) as ref:
+                await ref.initialize()
+                for kind in LIST_KINDS:
+                    whole = await list_page(ref, kind)
+                    p.expect(whole.next_cursor is None, f"{kind}: unpaginated server sent nextCursor {whole.next_cursor!r}")
+                    p.eq(dump_items(await list_all(s(), kind)), dump_items(LIST_KINDS[kind][1](whole)), f"{kind} items")
+        p.done()
+        return f"reference: {shlex.join(unpaginated_argv)}"
+
+    async def garbage_cursor_rejected() -> None:
+        p = Problems()
+        for kind in LIST_KINDS:
+            sub = Problems()
+            await expect_protocol_error(list_page(s(), kind, "garbage"), code=-32602, message="Invalid cursor", p=sub)
+            p.items += [f"{kind}: {m}" for m in sub.items]
+        p.done()
+
+    async def tools_cursor_rejected_by_other_lists() -> str:
+        cursor = (await list_page(s(), "tools")).next_cursor
+        if cursor is None:
+            raise CheckFailed(f"tools/list page 1 has no nextCursor with page size {page_size} and 4 tools")
+        p = Problems()
+        for kind in ("prompts", "resources", "resource_templates"):
+            sub = Problems()
+            await expect_protocol_error(list_page(s(), kind, cursor), code=-32602, message="Invalid cursor", p=sub)
+            p.items += [f"{kind} with the tools cursor {cursor!r}: {m}" for m in sub.items]
+        p.done()
+        return f"cursor {cursor!r}"
+
+    # ----------------------------------------------------------------- prompts
+
+    async def prompts_list_recommend() -> None:
+        prompts = await list_all(s(), "prompts")
+        found = [pr for pr in prompts if pr.name == "recommend"]
+        if not found:
+            raise CheckFailed(f"prompt recommend not listed; listed {keys('prompts', prompts)}")
+        p = Problems()
+        args = found[0].arguments or []
+        p.eq([a.name for a in args], ["genre"], "argument names")
+        if args:
+            p.eq(args[0].required, True, "genre.required")
+        p.done()
+
+    async def get_prompt_recommend_cyberpunk() -> None:
+        result = await s().get_prompt("recommend", {"genre": "cyberpunk"})
+        p = Problems()
+        if p.eq(len(result.messages), 1, "number of messages"):
+            m = result.messages[0]
+            p.eq(m.role, "user", "role")
+            if p.expect(isinstance(m.content, types.TextContent), f"content is {m.content!r}, expected text"):
+                p.eq(m.content.text, "Recommend a cyberpunk book from the catalog.", "text")
+        p.done()
+
+    async def get_prompt_recommend_missing_genre() -> None:
+        p = Problems()
+        for label, arguments in (("no arguments", None), ("empty arguments", {})):
+            sub = Problems()
+            await expect_protocol_error(
+                s().get_prompt("recommend", arguments), code=-32602, message="Missing required argument: genre", p=sub
+            )
+            p.items += [f"{label}: {m}" for m in sub.items]
+        p.done()
+
+    async def get_prompt_unknown() -> None:
+        await expect_protocol_error(s().get_prompt("nope", {}), code=-32602, message="Unknown prompt: nope")
+
+    # ----------------------------------------------------------------- completion
+
+    def complete(ref: Any, argument: str, value: str, want: list[str]) -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            result = await s().complete(ref, {"name": argument, "value": value})
+            if not isinstance(result, types.CompleteResult):
+                raise CheckFailed(f"expected CompleteResult, got {result!r}")
+            p = Problems()
+            p.eq(result.completion.values, want, f"completion values for {value!r}")
+            p.done()
+
+        return check
+
+    genre_ref = types.PromptReference(name="recommend")
+    title_ref = types.ResourceTemplateReference(uri="books://{title}")
+
+    # ----------------------------------------------------------------- logging and progress
+
+    async def set_level(level: str) -> Any:
+        return await s().set_logging_level(level)  # type: ignore[arg-type]
+
+    async def set_logging_level_debug() -> None:
+        result = await set_level("debug")
+        if not isinstance(result, types.EmptyResult):
+            raise CheckFailed(f"unexpected setLevel result {result!r}")
+
+    async def set_logging_level_invalid() -> str:
+        # The SDK validates the Literal client-side, so build the request unvalidated.
+        request = types.SetLevelRequest.model_construct(
+            method="logging/setLevel", params=types.SetLevelRequestParams.model_construct(level="bogus")
+        )
+        exc = await expect_protocol_error(s().send_request(request, types.EmptyResult), code=-32602, message=None)
+        return f"message {exc.message!r}" if exc is not None else ""
+
+    async def settle() -> None:
+        """Every notification sent before a ping's answer has been dispatched; let its task run."""
+        await s().send_ping()
+        await anyio.sleep(0.2)
+
+    async def count_logs_info() -> None:
+        conn.log_messages.clear()
+        result = await s().call_tool("count", {"n": 2})
+        await wait_until(lambda: bool(conn.log_messages))
+        await settle()
+        p = Problems()
+        expect_success(result, p, first_text="counted 2", structured=None)
+        got = [(m.level, m.logger, m.data) for m in conn.log_messages]
+        p.eq(got, [("info", "bookshop", "counting done")], "log messages (level, logger, data)")
+        p.done()
+
+    async def count_progress_1_2_3() -> None:
+        seen: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append((progress, total, message))
+
+        result = await s().call_tool("count", {"n": 3}, progress_callback=on_progress)
+        await wait_until(lambda: len(seen) >= 3)
+        await settle()
+        p = Problems()
+        expect_success(result, p, first_text="counted 3", structured=None)
+        p.eq(seen, [(1, 3, None), (2, 3, None), (3, 3, None)], "progress callbacks (progress, total, message)")
+        p.done()
+
+    async def count_silent_after_set_level_error() -> None:
+        await set_level("error")
+        conn.log_messages.clear()
+        result = await s().call_tool("count", {"n": 1})
+        await settle()
+        p = Problems()
+        expect_success(result, p, first_text="counted 1", structured=None)
+        p.eq([(m.level, m.logger, m.data) for m in conn.log_messages], [], "log messages at level error")
+        await set_level("info")  # back to the default
+        p.done()
+
+    count_err = "Invalid arguments for tool count: /n"
+
     top_err = "Invalid arguments for tool top:"
-    return [
+    checks: list[tuple[str, Callable[[], Awaitable[str | None]]]] = [
         ("initialize", initialize),
         ("tools_list_names_and_order", tools_list_names),
         ("tools_list_get_author_schemas", tools_list_get_author_schemas),
@@ -568,7 +894,35 @@ def handshake_checks(conn: HandshakeConnection) -> list[tuple[str, Callable[[], 
             read_error("books://Dune%20Messiah", "No book titled 'Dune Messiah' in the catalog."),
         ),
         ("ping", ping),
+        # prompts, completion, logging, progress (the bookshop's later additions)
+        ("capabilities_prompts_completions_logging", capabilities_prompts_completions_logging),
+        ("lists_items_in_order", lists_items_in_order),
+        ("prompts_list_recommend", prompts_list_recommend),
+        ("get_prompt_recommend_cyberpunk", get_prompt_recommend_cyberpunk),
+        ("get_prompt_recommend_missing_genre", get_prompt_recommend_missing_genre),
+        ("get_prompt_unknown_is_protocol_error", get_prompt_unknown),
+        ("complete_genre_f", complete(genre_ref, "genre", "f", ["fantasy"])),
+        ("complete_genre_empty_all_in_order", complete(genre_ref, "genre", "", GENRES)),
+        ("complete_genre_CY_case_insensitive", complete(genre_ref, "genre", "CY", ["cyberpunk"])),
+        ("complete_template_title_N", complete(title_ref, "title", "N", ["Neuromancer"])),
+        ("set_logging_level_debug", set_logging_level_debug),
+        ("set_logging_level_invalid_is_protocol_error", set_logging_level_invalid),
+        ("call_count_logs_info", count_logs_info),
+        ("call_count_progress_1_2_3", count_progress_1_2_3),
+        ("call_count_no_log_after_set_level_error", count_silent_after_set_level_error),
+        ("call_count_0_below_minimum", rejected("count", {"n": 0}, prefix=count_err)),
+        ("call_count_11_above_maximum", rejected("count", {"n": 11}, prefix=count_err)),
+        ("list_garbage_cursor_is_protocol_error", garbage_cursor_rejected),
     ]
+    if page_size:
+        checks += [(f"paginate_{kind}", paginate(kind)) for kind in LIST_KINDS]
+        checks += [
+            ("paginated_walk_matches_unpaginated_server", paginated_walk_matches_unpaginated_server),
+            ("tools_cursor_rejected_by_other_lists", tools_cursor_rejected_by_other_lists),
+        ]
+    else:
+        checks.append(("lists_have_no_next_cursor", lists_have_no_next_cursor))
+    return checks
 
 
 # --------------------------------------------------------------------------- default (auto) mode
@@ -650,13 +1004,13 @@ def print_stderr_tails(conn: HandshakeConnection, lines: int = 15) -> None:
                 print(f"#   {line}", flush=True)
 
 
-async def run_all(argv: list[str]) -> Runner:
+async def run_all(argv: list[str], page_size: int | None) -> Runner:
     runner = Runner()
     conn = HandshakeConnection(argv, dict(os.environ))
     start_watchdog(runner, TOTAL_TIMEOUT + 30)
     with anyio.move_on_after(TOTAL_TIMEOUT + 15) as overall:
         try:
-            for name, fn in handshake_checks(conn):
+            for name, fn in handshake_checks(conn, page_size, without_page_size(argv)):
                 await runner.run(name, fn, conn)
         finally:
             # No shielding CancelScope here: the session's task groups must be exited as the
@@ -670,6 +1024,36 @@ async def run_all(argv: list[str]) -> Runner:
     return runner
 
 
+def page_size_in(argv: list[str]) -> int | None:
+    """The value of the server command's ``--page-size N`` / ``--page-size=N`` (last wins), or None."""
+    found: int | None = None
+    for i, word in enumerate(argv[1:], 1):
+        value = None
+        if word == "--page-size" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif word.startswith("--page-size="):
+            value = word.split("=", 1)[1]
+        if value is not None:
+            try:
+                found = int(value)
+            except ValueError:
+                pass
+    return found
+
+
+def without_page_size(argv: list[str]) -> list[str]:
+    """The server command with its ``--page-size`` option removed."""
+    out, skip = [argv[0]], False
+    for i, word in enumerate(argv[1:], 1):
+        if skip:
+            skip = False
+        elif word == "--page-size" and i + 1 < len(argv):
+            skip = True
+        elif not word.startswith("--page-size="):
+            out.append(word)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description="Drive the picomcp bookshop server with the official MCP Python SDK client (mcp==2.3.0).",
@@ -677,6 +1061,13 @@ def main() -> int:
     )
     parser.add_argument("--server", help='server command line, split like a shell would (e.g. "target/release/examples/bookshop")')
     parser.add_argument("server_argv", nargs="*", help="alternatively, the server command and its arguments after --")
+    parser.add_argument(
+        "--page-size",
+        type=int,
+        metavar="N",
+        help="append --page-size N to the server command and run the pagination checks "
+        "(also detected when the server command already has --page-size N)",
+    )
     args = parser.parse_args()
     if args.server:
         argv = shlex.split(args.server)
@@ -686,8 +1077,23 @@ def main() -> int:
         argv = shlex.split(os.environ.get("PICOMCP_SERVER", ""))
     if not argv:
         parser.error("no server command: give --server, a command after --, or set PICOMCP_SERVER")
+    if args.page_size is not None:
+        if args.page_size < 0:
+            parser.error("--page-size must be >= 0")
+        given = page_size_in(argv)
+        if given is not None and given != args.page_size:
+            parser.error(f"--page-size {args.page_size} conflicts with the server command's --page-size {given}")
+        if given is None:
+            argv += ["--page-size", str(args.page_size)]
+    page_size = page_size_in(argv) or None  # 0 means no limit: the unpaginated checks apply
     print(f"# server: {shlex.join(argv)}", flush=True)
-    runner = anyio.run(run_all, argv)
+    if page_size:
+        print(f"# pagination: page size {page_size}; lists are walked page by page", flush=True)
+    else:
+        print("# pagination: none; every list must come back whole, without nextCursor", flush=True)
+    # set_logging_level is deprecated for 2026-07-28 but is the handshake era's API.
+    warnings.filterwarnings("ignore", message="The logging capability is deprecated", category=MCPDeprecationWarning)
+    runner = anyio.run(run_all, argv, page_size)
     if runner.skipped:
         print(f"# {runner.skipped} skipped", flush=True)
     print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
