@@ -11,7 +11,6 @@ use core::fmt;
 
 use crate::content::Ctx;
 use crate::error::ProtocolError;
-use crate::resource::ContentsState;
 use crate::tool::Done;
 
 /// Most values one completion result may carry (the MCP limit).
@@ -50,18 +49,16 @@ pub type CompleteFn<S> =
 /// [`finish`](Self::finish).
 pub struct Completions<'r> {
     ctx: Ctx<'r>,
-    state: &'r mut ContentsState,
     count: u32,
     total: Option<u64>,
     has_more: bool,
 }
 
 impl<'r> Completions<'r> {
-    pub(crate) fn new(mut ctx: Ctx<'r>, state: &'r mut ContentsState) -> Self {
+    pub(crate) fn new(mut ctx: Ctx<'r>) -> Self {
         ctx.w.raw(b"\"completion\":{\"values\":[");
         Self {
             ctx,
-            state,
             count: 0,
             total: None,
             has_more: false,
@@ -108,7 +105,7 @@ impl<'r> Completions<'r> {
         w.raw(b",\"hasMore\":");
         w.bool(self.has_more);
         w.raw(b"}");
-        self.state.finished = true;
+        self.ctx.finished = true;
         Ok(Done(()))
     }
 }

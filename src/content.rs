@@ -46,11 +46,25 @@ pub(crate) struct Track {
     pub(crate) len: usize,
     pub(crate) limit: usize,
     pub(crate) overflow: bool,
+    /// The handler finished its writer (rather than returning without).
+    pub(crate) finished: bool,
+    /// The answer is an `input_required` result.
+    pub(crate) input_required: bool,
+    /// A `requestState` could not be sealed (no key, too long) or the
+    /// `input_required` result was empty.
+    pub(crate) state_error: bool,
 }
 
 /// Per-request context: the output writer and the notification path.
 pub(crate) struct Ctx<'r> {
     pub(crate) track: &'r mut Track,
+    /// Where the result body starts (an `input_required` answer rewinds here).
+    pub(crate) body_start: usize,
+    pub(crate) finished: bool,
+    pub(crate) input_required: bool,
+    pub(crate) state_error: bool,
+    pub(crate) mrtr: crate::mrtr::Mrtr<'r>,
+    pub(crate) client: crate::server::ClientCapabilities,
     pub(crate) w: Writer<'r>,
     pub(crate) version: ProtocolVersion,
     pub(crate) progress_token: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
@@ -64,6 +78,9 @@ pub(crate) struct Ctx<'r> {
 impl Drop for Ctx<'_> {
     fn drop(&mut self) {
         (self.track.len, self.track.limit, self.track.overflow) = self.w.position();
+        self.track.finished = self.finished;
+        self.track.input_required = self.input_required;
+        self.track.state_error = self.state_error;
     }
 }
 
@@ -184,9 +201,26 @@ macro_rules! notify_methods {
             self.$($ctx).+.cancelled
         }
 
-        /// The protocol version the client negotiated.
+        /// The protocol version of this request.
         pub fn version(&self) -> $crate::mcp::ProtocolVersion {
             self.$($ctx).+.version
+        }
+
+        /// What the client declared it can do (from `initialize`, or from
+        /// this request's `_meta` envelope in 2026-07-28).
+        pub fn client_capabilities(&self) -> $crate::server::ClientCapabilities {
+            self.$($ctx).+.client
+        }
+
+        /// On an MRTR retry (2026-07-28): the payload of the `requestState`
+        /// this handler sealed in its `input_required` answer, verified.
+        pub fn request_state(&self) -> Option<&[u8]> {
+            self.$($ctx).+.mrtr.state
+        }
+
+        /// On an MRTR retry: the client's answer to input request `key`.
+        pub fn input_response(&self, key: &str) -> Option<$crate::mrtr::InputResponse<'_>> {
+            self.$($ctx).+.mrtr.response(key)
         }
     };
 }

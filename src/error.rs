@@ -154,6 +154,19 @@ impl<const N: usize> fmt::Write for Truncating<N> {
     }
 }
 
+/// A client capability a handler can require.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ClientCapability {
+    /// `elicitation`
+    Elicitation,
+    /// `sampling`
+    Sampling,
+    /// `roots`
+    Roots,
+}
+
 /// The optional `data` member of a JSON-RPC error object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -215,6 +228,30 @@ impl<'a> ProtocolError<'a> {
     /// `-32603 Internal error` with this message.
     pub const fn internal(message: &'a str) -> Self {
         Self::new(INTERNAL_ERROR, message)
+    }
+
+    /// `-32021`: the request needs a client capability it did not declare
+    /// (2026-07-28), with `data.requiredCapabilities`.
+    pub const fn missing_capability(capability: ClientCapability) -> ProtocolError<'static> {
+        let (message, data) = match capability {
+            ClientCapability::Elicitation => (
+                "Missing required client capability: elicitation",
+                r#"{"requiredCapabilities":{"elicitation":{}}}"#,
+            ),
+            ClientCapability::Sampling => (
+                "Missing required client capability: sampling",
+                r#"{"requiredCapabilities":{"sampling":{}}}"#,
+            ),
+            ClientCapability::Roots => (
+                "Missing required client capability: roots",
+                r#"{"requiredCapabilities":{"roots":{}}}"#,
+            ),
+        };
+        ProtocolError {
+            code: MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message: Message::new(message),
+            data: Some(ErrorData::Json(data)),
+        }
     }
 
     /// Attach `data`.

@@ -72,6 +72,7 @@ pub mod completion;
 pub mod content;
 pub mod error;
 pub mod mcp;
+pub mod mrtr;
 pub mod prompt;
 pub mod resource;
 pub mod schema;

@@ -9,7 +9,6 @@ use core::fmt;
 use crate::content::{Block, Ctx};
 use crate::error::ProtocolError;
 use crate::mcp::{Fields, Icon, write_icons};
-use crate::resource::ContentsState;
 use crate::tool::Done;
 use crate::wire::emit::Writer;
 
@@ -218,17 +217,15 @@ pub enum Role {
 /// [`finish`](Self::finish).
 pub struct Messages<'r> {
     ctx: Ctx<'r>,
-    state: &'r mut ContentsState,
     count: u32,
     open: bool,
 }
 
 impl<'r> Messages<'r> {
-    pub(crate) fn new(mut ctx: Ctx<'r>, state: &'r mut ContentsState) -> Self {
+    pub(crate) fn new(mut ctx: Ctx<'r>) -> Self {
         ctx.w.raw(b"\"messages\":[");
         Self {
             ctx,
-            state,
             count: 0,
             open: false,
         }
@@ -241,6 +238,11 @@ impl<'r> Messages<'r> {
             self.ctx.w.raw(b"}");
             self.open = false;
         }
+    }
+
+    /// Answer `input_required` instead (2026-07-28 MRTR).
+    pub fn input_required(self) -> crate::mrtr::InputRequired<'r> {
+        crate::mrtr::InputRequired::new(self.ctx)
     }
 
     /// Start a message; write its one content block with the returned
@@ -282,7 +284,7 @@ impl<'r> Messages<'r> {
             w.raw(b",\"description\":");
             w.string(d);
         }
-        self.state.finished = true;
+        self.ctx.finished = true;
         Ok(Done(()))
     }
 }

@@ -66,6 +66,8 @@ pub struct ResourceDescriptor<'s> {
     pub size: Option<u64>,
     /// Icons (2025-11-25+).
     pub icons: &'s [Icon<'s>],
+    /// Caching hint for `resources/read` (2026-07-28); default: the server's.
+    pub cache: Option<crate::server::Cache>,
 }
 
 impl<'s> ResourceDescriptor<'s> {
@@ -79,7 +81,14 @@ impl<'s> ResourceDescriptor<'s> {
             mime_type: None,
             size: None,
             icons: &[],
+            cache: None,
         }
+    }
+
+    /// Set the caching hint of reads (2026-07-28).
+    pub const fn cache(mut self, cache: crate::server::Cache) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     /// Set the title.
@@ -173,6 +182,8 @@ pub struct TemplateDescriptor<'s> {
     pub mime_type: Option<&'s str>,
     /// Icons (2025-11-25+).
     pub icons: &'s [Icon<'s>],
+    /// Caching hint for `resources/read` (2026-07-28); default: the server's.
+    pub cache: Option<crate::server::Cache>,
 }
 
 impl<'s> TemplateDescriptor<'s> {
@@ -185,7 +196,14 @@ impl<'s> TemplateDescriptor<'s> {
             description: None,
             mime_type: None,
             icons: &[],
+            cache: None,
         }
+    }
+
+    /// Set the caching hint of reads (2026-07-28).
+    pub const fn cache(mut self, cache: crate::server::Cache) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     /// Set the title.
@@ -521,28 +539,22 @@ impl<'a> ReadRequest<'a> {
     }
 }
 
-/// What the contents writer recorded.
-#[derive(Debug, Default)]
-pub(crate) struct ContentsState {
-    pub(crate) finished: bool,
-}
-
 /// Where a resource handler writes `contents`, front to back. Consumed by
 /// [`finish`](Self::finish), so a read is answered exactly once.
 pub struct Contents<'r> {
     ctx: Ctx<'r>,
-    state: &'r mut ContentsState,
     items: u32,
 }
 
 impl<'r> Contents<'r> {
-    pub(crate) fn new(mut ctx: Ctx<'r>, state: &'r mut ContentsState) -> Self {
+    pub(crate) fn new(mut ctx: Ctx<'r>) -> Self {
         ctx.w.raw(b"\"contents\":[");
-        Self {
-            ctx,
-            state,
-            items: 0,
-        }
+        Self { ctx, items: 0 }
+    }
+
+    /// Answer `input_required` instead (2026-07-28 MRTR).
+    pub fn input_required(self) -> crate::mrtr::InputRequired<'r> {
+        crate::mrtr::InputRequired::new(self.ctx)
     }
 
     crate::content::notify_methods!(ctx);
@@ -628,7 +640,7 @@ impl<'r> Contents<'r> {
     /// Finish the contents.
     pub fn finish<'a>(mut self) -> ResourceOutcome<'a> {
         self.ctx.w.raw(b"]");
-        self.state.finished = true;
+        self.ctx.finished = true;
         Ok(Done(()))
     }
 }

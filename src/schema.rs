@@ -40,7 +40,6 @@ use crate::wire::json::{JsonStr, Kind, Value};
 
 /// A set of JSON Schema types (`type` keyword). Empty means "any type".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Types(u8);
 
 impl Types {
@@ -122,7 +121,6 @@ impl fmt::Display for Types {
 
 /// A numeric bound, kept as written so `50` is emitted as `50`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Bound {
     /// An integer bound.
@@ -162,7 +160,6 @@ impl fmt::Display for Bound {
 
 /// A JSON literal for `enum` and `const`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Literal<'s> {
     /// `null`.
@@ -208,7 +205,6 @@ impl fmt::Display for Literal<'_> {
 
 /// One entry of `properties`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Property<'s> {
     /// The property name.
     pub name: &'s str,
@@ -225,7 +221,6 @@ impl<'s> Property<'s> {
 
 /// A JSON Schema (the supported subset), as `const` data.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Schema<'s> {
     /// `type`.

@@ -88,6 +88,7 @@ use serde::Deserialize;
 use crate::content::{Block, Ctx};
 pub use crate::error::{ProtocolError, ToolError};
 use crate::mcp::{Fields, Icon, write_icons};
+use crate::mrtr::InputRequired;
 use crate::schema::Schema;
 use crate::wire::emit::{TextWriter, ValueWriter, Writer};
 use crate::wire::json::Value;
@@ -206,6 +207,9 @@ pub struct ToolDescriptor<'s> {
     pub annotations: Option<ToolAnnotations<'s>>,
     /// Icons (2025-11-25+).
     pub icons: &'s [Icon<'s>],
+    /// The oldest protocol version the tool is offered to (listed and
+    /// callable); e.g. a tool that needs MRTR input sets 2026-07-28.
+    pub since: Option<crate::mcp::ProtocolVersion>,
 }
 
 impl<'s> ToolDescriptor<'s> {
@@ -219,7 +223,19 @@ impl<'s> ToolDescriptor<'s> {
             output_schema: None,
             annotations: None,
             icons: &[],
+            since: None,
         }
+    }
+
+    /// Offer the tool only to clients of `version` or newer.
+    pub const fn since(mut self, version: crate::mcp::ProtocolVersion) -> Self {
+        self.since = Some(version);
+        self
+    }
+
+    /// Whether clients of `version` see the tool.
+    pub fn offered_to(&self, version: crate::mcp::ProtocolVersion) -> bool {
+        self.since.is_none_or(|v| version >= v)
     }
 
     /// Set the title.
@@ -266,7 +282,12 @@ impl<'s> ToolDescriptor<'s> {
         }
         w.raw(b",\"inputSchema\":");
         self.input_schema.write(w);
-        if let (true, Some(s)) = (fields.output_schema, self.output_schema) {
+        // Before 2026-07-28 an output schema must describe an object.
+        let shown = |s: &Schema<'_>| fields.result_type || s.types == crate::schema::Types::OBJECT;
+        if let (true, Some(s)) = (
+            fields.output_schema,
+            self.output_schema.filter(|s| shown(s)),
+        ) {
             w.raw(b",\"outputSchema\":");
             s.write(w);
         }
@@ -350,7 +371,6 @@ impl<'a> Arguments<'a> {
 /// What the writer recorded, read by the server after the handler returns.
 #[derive(Debug, Default)]
 pub(crate) struct ReplyState {
-    pub(crate) finished: bool,
     /// `(value_start, value_end, cut_start, cut_end)` of `structuredContent`,
     /// absolute in the output buffer: the value, and the span to remove for
     /// versions without it.
@@ -386,6 +406,13 @@ impl<'r> Reply<'r> {
         let mut c = self.content();
         c.text_fmt(args);
         c.finish()
+    }
+
+    /// Answer `input_required` (2026-07-28 MRTR): ask the client for input
+    /// and to retry. On older protocol versions the server turns this into a
+    /// tool error saying the tool needs 2026-07-28.
+    pub fn input_required(self) -> InputRequired<'r> {
+        InputRequired::new(self.ctx)
     }
 
     /// Write content blocks (and optionally structured content).
@@ -485,8 +512,8 @@ impl<'r> Content<'r> {
         self
     }
 
-    fn seal(self) -> Done {
-        self.reply.state.finished = true;
+    fn seal(mut self) -> Done {
+        self.reply.ctx.finished = true;
         Done(())
     }
 

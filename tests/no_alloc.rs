@@ -167,7 +167,8 @@ fn lines(session: &[&str]) -> Vec<u8> {
 
 #[test]
 fn batches_and_pagination_allocate_nothing() {
-    static PAGED: picomcp::Server<'static, common::shop::Shop> = common::shop::server_with_page_size(1);
+    static PAGED: picomcp::Server<'static, common::shop::Shop> =
+        common::shop::server_with_page_size(1);
     let batch = lines(BATCH_SESSION);
     let paged = lines(&[
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
@@ -177,7 +178,10 @@ fn batches_and_pagination_allocate_nothing() {
     let expected = (run_session(&batch), run_session_on(&PAGED, &paged));
     let before = allocations();
     for _ in 0..100 {
-        assert_eq!((run_session(&batch), run_session_on(&PAGED, &paged)), expected);
+        assert_eq!(
+            (run_session(&batch), run_session_on(&PAGED, &paged)),
+            expected
+        );
     }
     assert_eq!(allocations() - before, 0);
     // initialize, one batch array, the empty-batch error; 3 answers paged.

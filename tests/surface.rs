@@ -313,7 +313,7 @@ static MANY_TOOLS: [picomcp::tool::Tool<shop::Shop>; 500] = {
     let mut i = 0;
     while i < 500 {
         tools[i] =
-            picomcp::tool::Tool::new(shop::TOOLS[i % 4].descriptor, shop::TOOLS[i % 4].handler);
+            picomcp::tool::Tool::new(shop::TOOLS[i % 3].descriptor, shop::TOOLS[i % 3].handler);
         i += 1;
     }
     tools
@@ -332,7 +332,7 @@ fn a_server_with_500_tools_pages_in_a_4_kib_buffer() {
     assert_eq!(names.len(), 500);
     assert!(pages > 10, "pages: {pages}");
     let expected: Vec<&str> = (0..500)
-        .map(|i| shop::TOOLS[i % 4].descriptor.name)
+        .map(|i| shop::TOOLS[i % 3].descriptor.name)
         .collect();
     assert_eq!(names, expected);
 }

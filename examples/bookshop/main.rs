@@ -14,6 +14,18 @@ mod shop;
 
 use picomcp::transport::{Stdio, serve};
 
+/// 32 bytes from the OS's randomness (std's hasher keys are seeded from it).
+fn random_key() -> [u8; 32] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut key = [0u8; 32];
+    for (i, chunk) in key.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_usize(i);
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    key
+}
+
 fn main() {
     let mut page_size = 0;
     let mut max_message = 1 << 20;
@@ -36,7 +48,9 @@ fn main() {
     // The only allocations: the two buffers, once, before serving.
     let mut input = vec![0u8; max_message];
     let mut output = vec![0u8; max_response];
-    let server = shop::server_with_page_size(page_size);
+    // A fresh key per process for sealing MRTR request state (`reserve`).
+    let key: &'static [u8] = Box::leak(random_key().into());
+    let server = shop::server_with(page_size, key);
     match serve(&server, &mut Stdio::new(), &mut input, &mut output) {
         Ok(()) => {}
         Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}

@@ -2,6 +2,8 @@
 //! the firmware. `#![no_std]`-clean: no allocation, no std.
 
 use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
+use picomcp::error::ClientCapability;
+use picomcp::mrtr::ElicitAction;
 use picomcp::prompt::{
     Messages, Prompt, PromptArgument, PromptDescriptor, PromptOutcome, PromptRequest,
 };
@@ -62,6 +64,11 @@ const TOP_ARGS: Schema =
 const TITLE: Schema = Schema::string();
 const TOP_OUTPUT: Schema =
     Schema::object(&[Property::new("result", Schema::array(&TITLE))]).required(&["result"]);
+const CONFIRM_FORM: Schema = Schema::object(&[Property::new(
+    "confirm",
+    Schema::boolean().description("Reserve this book?"),
+)])
+.required(&["confirm"]);
 const COUNT_ARGS: Schema =
     Schema::object(&[Property::new("n", Schema::integer().minimum(1).maximum(10))])
         .required(&["n"]);
@@ -120,6 +127,40 @@ fn count<'a>(_: &'a Shop, args: Arguments<'a>, mut reply: Reply<'_>) -> ToolOutc
     }
     reply.log(LogLevel::Info, Some("bookshop"), "counting done");
     reply.text_fmt(format_args!("counted {n}"))
+}
+
+/// 2026-07-28 only: asks the user to confirm through an elicitation form
+/// (MRTR `input_required`), then answers `Reserved TITLE`.
+fn reserve<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let TitleArgs { title } = args.parse()?;
+    let Some((title, _)) = shop.catalog.iter().find(|(t, _)| *t == title) else {
+        return Err(not_found(title).into());
+    };
+    if reply.request_state() == Some(b"confirm") {
+        // The retry: the state is ours (verified by the server), so the
+        // user has been asked; read the answer.
+        let accepted = reply
+            .input_response("confirm")
+            .filter(|r| r.action() == Some(ElicitAction::Accept))
+            .and_then(|r| r.content())
+            .and_then(|c| c.get("confirm"))
+            .and_then(|v| v.as_bool())
+            == Some(true);
+        return if accepted {
+            reply.text_fmt(format_args!("Reserved {title}"))
+        } else {
+            reply.text_fmt(format_args!("Not reserved: {title}"))
+        };
+    }
+    if !reply.client_capabilities().elicitation {
+        return Err(ToolFailure::protocol(ProtocolError::missing_capability(
+            ClientCapability::Elicitation,
+        )));
+    }
+    let mut ask = reply.input_required();
+    ask.elicit("confirm", format_args!("Reserve {title}?"), &CONFIRM_FORM)
+        .state(b"confirm");
+    ask.finish()
 }
 
 fn recommend<'a>(
@@ -218,6 +259,12 @@ pub const TOOLS: &[Tool<Shop>] = &[
         top,
     ),
     Tool::new(
+        ToolDescriptor::new("reserve", &TITLE_ARGS)
+            .description("Reserve a book; asks the user to confirm first.")
+            .since(picomcp::ProtocolVersion::V2026_07_28),
+        reserve,
+    ),
+    Tool::new(
         ToolDescriptor::new("count", &COUNT_ARGS)
             .description("Counts to n, reporting progress at each step and logging when done."),
         count,
@@ -252,9 +299,18 @@ pub const TEMPLATES: &[ResourceTemplate<Shop>] = &[ResourceTemplate::new(
     book,
 )];
 
+/// The key that seals `reserve`'s request state when the application gives
+/// none (tests; the stdio example draws a random one at start).
+pub const DEFAULT_STATE_KEY: &[u8] = b"bookshop example key: replace me";
+
 /// The bookshop server; `page_size` 0 means pages end only when the output
 /// buffer is full.
 pub const fn server_with_page_size(page_size: usize) -> Server<'static, Shop> {
+    server_with(page_size, DEFAULT_STATE_KEY)
+}
+
+/// The bookshop server with a page size and a request-state key.
+pub const fn server_with(page_size: usize, state_key: &'static [u8]) -> Server<'static, Shop> {
     Server::new(ServerInfo::new("Bookshop", env!("CARGO_PKG_VERSION")), Shop { catalog: CATALOG })
         .instructions("A small bookshop: look up authors with get_author, list titles with top, read books://{title}.")
         .tools(TOOLS)
@@ -264,9 +320,11 @@ pub const fn server_with_page_size(page_size: usize) -> Server<'static, Shop> {
         .completion(complete)
         .logging()
         .page_size(page_size)
+        .request_state_key(state_key)
 }
 
 /// The bookshop server with unlimited page size.
+#[allow(dead_code)] // used by tests and the firmware, not by every includer
 pub const fn server() -> Server<'static, Shop> {
     server_with_page_size(0)
 }

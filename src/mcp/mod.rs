@@ -34,6 +34,8 @@ pub enum Method {
     Complete,
     /// `logging/setLevel`
     SetLevel,
+    /// `server/discover` (2026-07-28)
+    Discover,
     /// `notifications/initialized`
     Initialized,
     /// `notifications/cancelled`
@@ -43,7 +45,7 @@ pub enum Method {
 }
 
 impl Method {
-    const TABLE: [(Method, &'static str); 13] = [
+    const TABLE: [(Method, &'static str); 14] = [
         (Method::Initialize, "initialize"),
         (Method::Ping, "ping"),
         (Method::ToolsList, "tools/list"),
@@ -55,6 +57,7 @@ impl Method {
         (Method::PromptsGet, "prompts/get"),
         (Method::Complete, "completion/complete"),
         (Method::SetLevel, "logging/setLevel"),
+        (Method::Discover, "server/discover"),
         (Method::Initialized, "notifications/initialized"),
         (Method::Cancelled, "notifications/cancelled"),
     ];

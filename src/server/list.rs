@@ -79,6 +79,7 @@ pub(crate) fn write_page<T>(
     page_size: Option<usize>,
     key: [u64; 2],
     list: List,
+    visible: impl Fn(&T) -> bool,
     mut write_item: impl FnMut(&mut Writer<'_>, &T),
 ) -> Result<(), TooLarge> {
     w.raw(b"{");
@@ -89,6 +90,9 @@ pub(crate) fn write_page<T>(
     let mut next = None;
     #[allow(clippy::explicit_counter_loop)] // `written` is also read after the loop
     for (i, item) in items.iter().enumerate().skip(start) {
+        if !visible(item) {
+            continue;
+        }
         if page_size.is_some_and(|p| written >= p) {
             next = Some(i);
             break;

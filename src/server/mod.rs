@@ -52,13 +52,11 @@ use crate::completion::{CompleteFn, CompleteRequest, CompletionRef, Completions}
 use crate::content::{Ctx, MAX_PROGRESS_TOKEN, Notify, Track};
 use crate::error::{
     ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-    PARSE_ERROR, ProtocolError,
+    PARSE_ERROR, ProtocolError, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::mcp::{Fields, LogLevel, Method, ProtocolVersion, ServerInfo};
 use crate::prompt::{MAX_PROMPT_ARGUMENTS, Messages, Prompt, PromptRequest};
-use crate::resource::{
-    Contents, ContentsState, ReadRequest, Resource, ResourceFailure, ResourceTemplate, Vars,
-};
+use crate::resource::{Contents, ReadRequest, Resource, ResourceFailure, ResourceTemplate, Vars};
 use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure};
 use crate::wire::emit::Writer;
 use crate::wire::envelope::{self, Envelope};
@@ -91,6 +89,8 @@ pub struct Server<'s, S> {
     logging: bool,
     page_size: Option<usize>,
     cursor_key: [u64; 2],
+    cache: Cache,
+    state_key: Option<&'s [u8]>,
     limits: Limits,
     state: S,
 }
@@ -116,13 +116,17 @@ enum Data<'x> {
     Uri(&'x str),
     User(Option<ErrorData<'x>>),
     Fmt(fmt::Arguments<'x>),
+    /// `{"supported":["2026-07-28"],"requested":...}`
+    Versions(Option<JsonStr<'x>>),
 }
 
 /// What handling one message wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Wrote {
-    /// A response.
+    /// A result.
     Answer,
+    /// An error response.
+    Error,
     /// Nothing, by design (notification, client response).
     Nothing,
     /// An answer was due but did not fit.
@@ -134,6 +138,88 @@ struct Out<'w, 'o> {
     w: &'w mut Writer<'o>,
     start: usize,
     id_end: usize,
+    /// 2026-07-28: results carry `resultType` and the server identity.
+    stamp: Option<ServerInfo<'w>>,
+}
+
+/// How long a result may be cached, and by whom (2026-07-28 `ttlMs` and
+/// `cacheScope`, on `server/discover`, the list methods and `resources/read`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct Cache {
+    /// Freshness in milliseconds (0: stale at once).
+    pub ttl_ms: u64,
+    /// Who may cache it.
+    pub scope: CacheScope,
+}
+
+impl Cache {
+    /// `ttlMs: 0`, `cacheScope: "private"` (the default).
+    pub const NONE: Cache = Cache {
+        ttl_ms: 0,
+        scope: CacheScope::Private,
+    };
+
+    /// A caching hint.
+    pub const fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        Self { ttl_ms, scope }
+    }
+}
+
+/// `cacheScope`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum CacheScope {
+    /// Any client or intermediary may reuse it.
+    Public,
+    /// Only the requesting client may reuse it.
+    Private,
+}
+
+/// The `_meta` key carrying the server identity on 2026-07-28 results.
+const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+/// Envelope keys of a 2026-07-28 request's `params._meta`.
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+
+/// Write the 2026-07-28 result fields (`first`: nothing precedes them in the
+/// result object).
+fn write_stamp(
+    w: &mut Writer<'_>,
+    info: &ServerInfo<'_>,
+    first: bool,
+    result_type: bool,
+    cache: Option<Cache>,
+) {
+    let mut sep = !first;
+    let mut comma = |w: &mut Writer<'_>| {
+        if sep {
+            w.raw(b",");
+        }
+        sep = true;
+    };
+    if result_type {
+        comma(w);
+        w.raw(b"\"resultType\":\"complete\"");
+    }
+    if let Some(c) = cache {
+        comma(w);
+        w.raw(b"\"ttlMs\":");
+        w.u64(c.ttl_ms);
+        w.raw(match c.scope {
+            CacheScope::Public => b",\"cacheScope\":\"public\"",
+            CacheScope::Private => b",\"cacheScope\":\"private\"",
+        });
+    }
+    comma(w);
+    w.raw(b"\"_meta\":{");
+    w.string(SERVER_INFO_KEY);
+    w.raw(b":");
+    info.write(w, ProtocolVersion::V2026_07_28.fields());
+    w.raw(b"}");
 }
 
 const PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
@@ -150,15 +236,24 @@ impl<'w, 'o> Out<'w, 'o> {
             w.raw(b"null");
         }
         let id_end = w.len();
-        Self { w, start, id_end }
+        Self {
+            w,
+            start,
+            id_end,
+            stamp: None,
+        }
     }
 
     fn done(self) -> Wrote {
+        self.done_as(Wrote::Answer)
+    }
+
+    fn done_as(self, kind: Wrote) -> Wrote {
         if self.w.is_overflowed() {
             self.w.truncate(self.start);
             Wrote::Failed
         } else {
-            Wrote::Answer
+            kind
         }
     }
 
@@ -200,6 +295,15 @@ impl<'w, 'o> Out<'w, 'o> {
                 self.w.raw(b",\"data\":");
                 self.w.string_fmt(args);
             }
+            Data::Versions(requested) => {
+                self.w
+                    .raw(b",\"data\":{\"supported\":[\"2026-07-28\"],\"requested\":");
+                match requested {
+                    Some(r) => self.w.json_str(r),
+                    None => self.w.null(),
+                }
+                self.w.raw(b"}");
+            }
         }
         self.w.raw(b"}}");
         if self.w.is_overflowed() {
@@ -210,7 +314,7 @@ impl<'w, 'o> Out<'w, 'o> {
             self.w.u64(cap as u64);
             self.w.raw(b"-byte output buffer\"}}");
         }
-        self.done()
+        self.done_as(Wrote::Error)
     }
 
     fn protocol(self, e: &ProtocolError<'_>) -> Wrote {
@@ -238,10 +342,23 @@ impl<'w, 'o> Out<'w, 'o> {
         )
     }
 
-    /// `,"result":` + the body + `}`; too large → `-32603`.
+    /// `,"result":` + the body (one JSON object) + `}`; too large → `-32603`.
     fn result(self, body: impl FnOnce(&mut Writer<'o>)) -> Wrote {
+        self.result_cached(body, None)
+    }
+
+    /// Like [`result`](Self::result), for a cacheable result.
+    fn result_cached(self, body: impl FnOnce(&mut Writer<'o>), cache: Option<Cache>) -> Wrote {
         self.w.raw(b",\"result\":");
         body(self.w);
+        if let Some(info) = self.stamp {
+            // Reopen the body's object to add the 2026-07-28 fields.
+            let end = self.w.len();
+            let empty = self.w.as_bytes().get(end.saturating_sub(2)..end) == Some(b"{}");
+            self.w.truncate(end.saturating_sub(1));
+            write_stamp(self.w, &info, empty, true, cache);
+            self.w.raw(b"}");
+        }
         self.w.raw(b"}");
         if self.w.is_overflowed() {
             return self.too_large();
@@ -255,8 +372,13 @@ impl<'w, 'o> Out<'w, 'o> {
         self.w.len()
     }
 
-    /// Close a handler's result (`}` + `}`).
-    fn close_result(self) -> Wrote {
+    /// Close a handler's result (`}` + `}`), stamped for 2026-07-28.
+    fn close_result(self, body_start: usize, track: &Track, cache: Option<Cache>) -> Wrote {
+        if let Some(info) = self.stamp {
+            let first = self.w.len() == body_start;
+            let complete = !track.input_required;
+            write_stamp(self.w, &info, first, complete, cache.filter(|_| complete));
+        }
         self.w.raw(b"}}");
         if self.w.is_overflowed() {
             return self.too_large();
@@ -271,11 +393,11 @@ fn span(whole: &[u8], part: &[u8]) -> Range<usize> {
     start..start + part.len()
 }
 
-/// JSON-decode several disjoint string spans of `frame` in place.
-fn decode_spans<'f, const N: usize>(
+/// Split `frame` into the disjoint `spans` (in any order) as mutable slices.
+fn split_spans<'f, const N: usize>(
     frame: &'f mut [u8],
     spans: [Option<Range<usize>>; N],
-) -> [Option<&'f str>; N] {
+) -> [Option<&'f mut [u8]>; N] {
     let mut order: [usize; N] = core::array::from_fn(|i| i);
     order.sort_unstable_by_key(|&i| {
         spans
@@ -284,30 +406,35 @@ fn decode_spans<'f, const N: usize>(
             .flatten()
             .map_or(usize::MAX, |r| r.start)
     });
-    let mut out: [Option<&'f str>; N] = [None; N];
+    let mut out: [Option<&'f mut [u8]>; N] = core::array::from_fn(|_| None);
     let mut rest: &'f mut [u8] = frame;
     let mut offset = 0;
     for i in order {
         let Some(r) = spans.get(i).cloned().flatten() else {
             break;
         };
-        if r.start < offset || r.end < r.start {
-            continue;
-        }
         let taken = core::mem::take(&mut rest);
-        if r.end - offset > taken.len() {
+        if r.start < offset || r.end < r.start || r.end - offset > taken.len() {
             rest = taken;
             continue;
         }
-        let (head, tail) = taken.split_at_mut(r.end - offset);
+        let base = offset;
+        let (head, tail) = taken.split_at_mut(r.end - base);
         rest = tail;
-        let region = head.get_mut(r.start - offset..).unwrap_or(&mut []);
         offset = r.end;
-        if let (Some(slot), Ok(s)) = (out.get_mut(i), json::unescape_str_in_place(region)) {
-            *slot = Some(s);
+        if let Some(slot) = out.get_mut(i) {
+            *slot = head.get_mut(r.start - base..);
         }
     }
     out
+}
+
+/// JSON-decode several disjoint string spans of `frame` in place.
+fn decode_spans<const N: usize>(
+    frame: &mut [u8],
+    spans: [Option<Range<usize>>; N],
+) -> [Option<&str>; N] {
+    split_spans(frame, spans).map(|region| region.and_then(|r| json::unescape_str_in_place(r).ok()))
 }
 
 fn write_tool_error(w: &mut Writer<'_>, tool: &str, message: fmt::Arguments<'_>) {
@@ -334,9 +461,28 @@ fn progress_token(params: Option<Value<'_>>) -> Option<heapless::Vec<u8, MAX_PRO
 /// Request-wide facts a handler context needs.
 struct RequestInfo<'n> {
     version: ProtocolVersion,
+    /// 2026-07-28: stateless, stamped results, MRTR.
+    modern: bool,
     log_level: Option<LogLevel>,
+    client: ClientCapabilities,
     progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
     notify: Option<&'n mut dyn Notify>,
+}
+
+/// The MRTR pieces of a request found in phase 1.
+struct MrtrSpans<'k> {
+    binding: Option<crate::mrtr::Binding<'k>>,
+    state: Option<Range<usize>>,
+    responses: Option<Range<usize>>,
+}
+
+/// Client capabilities declared in an object (`initialize` or the envelope).
+fn client_capabilities(caps: Value<'_>) -> ClientCapabilities {
+    ClientCapabilities {
+        roots: caps.get("roots").is_some(),
+        sampling: caps.get("sampling").is_some(),
+        elicitation: caps.get("elicitation").is_some(),
+    }
 }
 
 impl<'s, S> Server<'s, S> {
@@ -353,6 +499,8 @@ impl<'s, S> Server<'s, S> {
             logging: false,
             page_size: None,
             cursor_key: [0x7069_636f_6d63_7031, 0x6375_7273_6f72_6b31],
+            cache: Cache::NONE,
+            state_key: None,
             limits: Limits::DEFAULT,
             state,
         }
@@ -416,6 +564,22 @@ impl<'s, S> Server<'s, S> {
         self
     }
 
+    /// The caching hint of `server/discover`, the lists and `resources/read`
+    /// results (2026-07-28); default `ttlMs: 0`, `cacheScope: "private"`.
+    /// A resource or template can override it for its reads.
+    pub const fn cache(mut self, cache: Cache) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// The HMAC-SHA256 key that seals MRTR `requestState` (2026-07-28). Keep
+    /// it secret; without it, handlers cannot attach state to an
+    /// `input_required` answer and any `requestState` is refused.
+    pub const fn request_state_key(mut self, key: &'s [u8]) -> Self {
+        self.state_key = Some(key);
+        self
+    }
+
     /// Set the JSON scanner limits (default: depth 32, no other limit than
     /// the frame size).
     pub const fn limits(mut self, limits: Limits) -> Self {
@@ -436,6 +600,7 @@ impl<'s, S> Server<'s, S> {
     /// Answer a frame the framer reported as too long (`limit` bytes):
     /// `-32600` with `"id": null`, message `message too large: limit N bytes`.
     pub fn handle_overflow(&self, limit: usize, out: &mut [u8]) -> usize {
+        crate::log::debug!("picomcp: message over the {}-byte limit", limit);
         let mut w = Writer::new(out);
         Out::begin(&mut w, None).error(
             INVALID_REQUEST,
@@ -556,7 +721,7 @@ impl<'s, S> Server<'s, S> {
                 None => None,
             };
             match self.message(conn, element, w, sink, true) {
-                Wrote::Answer => answers += 1,
+                Wrote::Answer | Wrote::Error => answers += 1,
                 Wrote::Nothing => w.truncate(before),
                 Wrote::Failed => {
                     failed = true;
@@ -603,6 +768,7 @@ impl<'s, S> Server<'s, S> {
             // responses are never answered.
             Ok(_) => return Wrote::Nothing,
             Err(invalid) => {
+                crate::log::debug!("picomcp: invalid request: {}", invalid.reason);
                 return Out::begin(w, invalid.id.map(|i| i.raw())).error(
                     INVALID_REQUEST,
                     format_args!("Invalid Request"),
@@ -611,14 +777,77 @@ impl<'s, S> Server<'s, S> {
             }
         };
         let method = Method::from_json(request.method);
-        let resp = Out::begin(w, Some(request.id.raw()));
+        let method_span = span(frame, request.method.raw());
+        let params = request.params;
+        let meta = params.and_then(|p| p.get("_meta"));
+        let enveloped = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).is_some();
+        // The first request decides the connection's era, once.
+        if *conn == Connection::Fresh {
+            *conn = if method != Method::Initialize && enveloped {
+                Connection::Modern
+            } else {
+                Connection::Uninitialized(Session::new())
+            };
+        }
+        let mut resp = Out::begin(w, Some(request.id.raw()));
+        let params_span = params.map(|p| span(frame, p.raw()));
+        let progress = progress_token(params);
         let session = match conn {
-            Connection::Uninitialized(_) => {
+            Connection::Modern => {
+                resp.stamp = Some(self.info);
+                let info = match self.envelope(method, params, resp) {
+                    Ok(((log_level, client), r)) => {
+                        resp = r;
+                        RequestInfo {
+                            version: ProtocolVersion::V2026_07_28,
+                            modern: true,
+                            log_level,
+                            client,
+                            progress,
+                            notify,
+                        }
+                    }
+                    Err(wrote) => return wrote,
+                };
+                return match method {
+                    Method::Discover => {
+                        let fields = ProtocolVersion::V2026_07_28.fields();
+                        resp.result_cached(
+                            |w| {
+                                w.raw(b"{\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":");
+                                self.write_capabilities(w, fields);
+                                if let Some(text) = self.instructions {
+                                    w.raw(b",\"instructions\":");
+                                    w.string(text);
+                                }
+                                w.raw(b"}");
+                            },
+                            Some(self.cache),
+                        )
+                    }
+                    // Removed in 2026-07-28.
+                    Method::Ping | Method::SetLevel | Method::Initialize => {
+                        self.not_found(frame, method_span, resp)
+                    }
+                    _ => self.dispatch(method, method_span, info, frame, params_span, resp),
+                };
+            }
+            _ if enveloped => {
+                return resp.error(
+                    INVALID_REQUEST,
+                    format_args!(
+                        "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"
+                    ),
+                    Data::None,
+                );
+            }
+            Connection::Uninitialized(_) | Connection::Fresh => {
                 return match method {
                     Method::Ping => resp.result(|w| w.raw(b"{}")),
                     Method::Initialize if !in_batch => {
-                        let (wrote, negotiated) = self.initialize(request.params, resp);
-                        if let Some((version, client)) = negotiated {
+                        let (wrote, negotiated) = self.initialize(params, resp);
+                        // Only an answered initialize opens the session.
+                        if let (Wrote::Answer, Some((version, client))) = (wrote, negotiated) {
                             *conn = Connection::Ready(Session::new().initialize(version, client));
                         }
                         wrote
@@ -633,16 +862,14 @@ impl<'s, S> Server<'s, S> {
             Connection::Ready(session) => session,
         };
         let version = session.version();
-        let fields = version.fields();
-        let params = request.params;
-        let params_span = params.map(|p| span(frame, p.raw()));
         let info = RequestInfo {
             version,
+            modern: false,
             log_level: self.logging.then_some(session.log_level()),
-            progress: progress_token(params),
+            client: session.client_capabilities(),
+            progress,
             notify,
         };
-        let cursor = || params.and_then(|p| p.get("cursor"));
         match method {
             Method::Ping => resp.result(|w| w.raw(b"{}")),
             Method::Initialize if in_batch => resp.error(
@@ -652,7 +879,7 @@ impl<'s, S> Server<'s, S> {
             ),
             Method::Initialize => {
                 let (wrote, renegotiated) = self.initialize(params, resp);
-                if let Some((version, client)) = renegotiated {
+                if let (Wrote::Answer, Some((version, client))) = (wrote, renegotiated) {
                     *session = session.reinitialize(version, client);
                 }
                 wrote
@@ -672,17 +899,161 @@ impl<'s, S> Server<'s, S> {
                 session.set_log_level(level);
                 resp.result(|w| w.raw(b"{}"))
             }
-            Method::ToolsList if !self.tools.is_empty() => {
-                self.list(resp, cursor(), "tools", self.tools, List::Tools, |w, t| {
-                    t.descriptor.write(w, fields)
-                })
-            }
+            Method::Discover => self.not_found(frame, method_span, resp),
+            _ => self.dispatch(method, method_span, info, frame, params_span, resp),
+        }
+    }
+
+    /// The 2026-07-28 envelope ladder: `_meta` keys, version, log level.
+    fn envelope<'w, 'o>(
+        &self,
+        method: Method,
+        params: Option<Value<'_>>,
+        resp: Out<'w, 'o>,
+    ) -> Result<((Option<LogLevel>, ClientCapabilities), Out<'w, 'o>), Wrote> {
+        if method == Method::Initialize {
+            let requested = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(|v| v.as_str());
+            return Err(resp.error(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                format_args!("connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted"),
+                Data::Versions(requested),
+            ));
+        }
+        let Some(meta) = params
+            .and_then(|p| p.get("_meta"))
+            .filter(|m| m.kind() == Kind::Object)
+        else {
+            return Err(resp.error(
+                INVALID_PARAMS,
+                format_args!(
+                    "params._meta must be an object carrying the required '{PROTOCOL_VERSION_KEY}' and '{CLIENT_CAPABILITIES_KEY}' envelope keys"
+                ),
+                Data::None,
+            ));
+        };
+        let (version, caps) = (
+            meta.get(PROTOCOL_VERSION_KEY),
+            meta.get(CLIENT_CAPABILITIES_KEY),
+        );
+        let missing = match (version.is_none(), caps.is_none()) {
+            (true, true) => Some(format_args!(
+                "{PROTOCOL_VERSION_KEY}, {CLIENT_CAPABILITIES_KEY}"
+            )),
+            (true, false) => Some(format_args!("{PROTOCOL_VERSION_KEY}")),
+            (false, true) => Some(format_args!("{CLIENT_CAPABILITIES_KEY}")),
+            (false, false) => None,
+        };
+        if let Some(keys) = missing {
+            return Err(resp.error(
+                INVALID_PARAMS,
+                format_args!("params._meta is missing the required envelope key(s): {keys}"),
+                Data::None,
+            ));
+        }
+        let (Some(version), Some(caps)) = (version, caps) else {
+            return Err(resp.invalid_params());
+        };
+        let Some(version) = version.as_str() else {
+            return Err(resp.error(
+                INVALID_PARAMS,
+                format_args!("the protocol-version envelope value must be a string"),
+                Data::None,
+            ));
+        };
+        if !version.eq_str(ProtocolVersion::V2026_07_28.as_str()) {
+            return Err(resp.error(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                format_args!("Unsupported protocol version"),
+                Data::Versions(Some(version)),
+            ));
+        }
+        if caps.kind() != Kind::Object {
+            return Err(resp.error(
+                INVALID_PARAMS,
+                format_args!("the client-capabilities envelope value must be an object"),
+                Data::None,
+            ));
+        }
+        let log_level = match meta.get(LOG_LEVEL_KEY) {
+            None => None,
+            Some(level) => match level.as_str().and_then(LogLevel::from_json) {
+                Some(l) => Some(l),
+                None => {
+                    return Err(resp.error(
+                        INVALID_PARAMS,
+                        format_args!("Invalid log level in {LOG_LEVEL_KEY}"),
+                        Data::None,
+                    ));
+                }
+            },
+        };
+        // Log notifications only when this request asked for a level.
+        Ok((
+            (
+                log_level.filter(|_| self.logging),
+                client_capabilities(caps),
+            ),
+            resp,
+        ))
+    }
+
+    fn not_found(&self, frame: &[u8], method: Range<usize>, resp: Out<'_, '_>) -> Wrote {
+        let name = frame
+            .get(method)
+            .and_then(|raw| crate::wire::json::JsonStr::new(raw).ok());
+        match name {
+            Some(name) => resp.error(
+                METHOD_NOT_FOUND,
+                format_args!("Method not found"),
+                Data::Json(name),
+            ),
+            None => resp.error(
+                METHOD_NOT_FOUND,
+                format_args!("Method not found"),
+                Data::None,
+            ),
+        }
+    }
+
+    /// The methods both eras share.
+    fn dispatch(
+        &self,
+        method: Method,
+        method_span: Range<usize>,
+        info: RequestInfo<'_>,
+        frame: &mut [u8],
+        params_span: Option<Range<usize>>,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        let version = info.version;
+        let fields = version.fields();
+        let cache = info.modern.then_some(self.cache);
+        let params = params_span
+            .clone()
+            .and_then(|r| frame.get(r))
+            .map(Value::trusted);
+        let cursor = || params.and_then(|p| p.get("cursor"));
+        match method {
+            Method::ToolsList if !self.tools.is_empty() => self.list(
+                resp,
+                cursor(),
+                "tools",
+                self.tools,
+                List::Tools,
+                cache,
+                |t| t.descriptor.offered_to(version),
+                |w, t| t.descriptor.write(w, fields),
+            ),
             Method::ResourcesList if self.has_resources() => self.list(
                 resp,
                 cursor(),
                 "resources",
                 self.resources,
                 List::Resources,
+                cache,
+                |_| true,
                 |w, r| r.descriptor.write(w, fields),
             ),
             Method::ResourceTemplatesList if self.has_resources() => self.list(
@@ -691,6 +1062,8 @@ impl<'s, S> Server<'s, S> {
                 "resourceTemplates",
                 self.templates,
                 List::Templates,
+                cache,
+                |_| true,
                 |w, t| t.descriptor.write(w, fields),
             ),
             Method::PromptsList if !self.prompts.is_empty() => self.list(
@@ -699,6 +1072,8 @@ impl<'s, S> Server<'s, S> {
                 "prompts",
                 self.prompts,
                 List::Prompts,
+                cache,
+                |_| true,
                 |w, p| p.descriptor.write(w, fields),
             ),
             Method::ToolsCall if !self.tools.is_empty() => {
@@ -713,11 +1088,7 @@ impl<'s, S> Server<'s, S> {
             Method::Complete if self.completion.is_some() => {
                 self.complete(info, frame, params_span, resp)
             }
-            _ => resp.error(
-                METHOD_NOT_FOUND,
-                format_args!("Method not found"),
-                Data::Json(request.method),
-            ),
+            _ => self.not_found(frame, method_span, resp),
         }
     }
 
@@ -733,6 +1104,8 @@ impl<'s, S> Server<'s, S> {
         name: &str,
         items: &[T],
         kind: List,
+        cache: Option<Cache>,
+        visible: impl Fn(&T) -> bool,
         write_item: impl FnMut(&mut Writer<'_>, &T),
     ) -> Wrote {
         let start = match cursor {
@@ -750,9 +1123,13 @@ impl<'s, S> Server<'s, S> {
         let mut ok = true;
         let key = self.cursor_key;
         let page = self.page_size;
-        let wrote = resp.result(|w| {
-            ok = list::write_page(w, name, items, start, page, key, kind, write_item).is_ok();
-        });
+        let wrote = resp.result_cached(
+            |w| {
+                ok = list::write_page(w, name, items, start, page, key, kind, visible, write_item)
+                    .is_ok();
+            },
+            cache,
+        );
         if ok { wrote } else { Wrote::Failed }
     }
 
@@ -782,11 +1159,7 @@ impl<'s, S> Server<'s, S> {
             .into_iter()
             .find(|v| requested.eq_str(v.as_str()))
             .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
-        let client = ClientCapabilities {
-            roots: caps.get("roots").is_some(),
-            sampling: caps.get("sampling").is_some(),
-            elicitation: caps.get("elicitation").is_some(),
-        };
+        let client = client_capabilities(caps);
         let fields = version.fields();
         let wrote = resp.result(|w| {
             w.raw(b"{\"protocolVersion\":");
@@ -826,6 +1199,72 @@ impl<'s, S> Server<'s, S> {
         }
     }
 
+    /// Phase-1 MRTR lookups (2026-07-28 only): the binding a `requestState`
+    /// must match, and where the state and `inputResponses` are.
+    fn mrtr_spans<'k>(
+        &self,
+        info: &RequestInfo<'_>,
+        params: &Value<'_>,
+        frame: &[u8],
+        method: &'static str,
+        name: &'k [u8],
+        args: &[u8],
+    ) -> Result<MrtrSpans<'k>, ()>
+    where
+        's: 'k,
+    {
+        if !info.modern {
+            return Ok(MrtrSpans {
+                binding: None,
+                state: None,
+                responses: None,
+            });
+        }
+        let binding = self.state_key.map(|key| crate::mrtr::Binding {
+            key,
+            method,
+            name: [name],
+            args: crate::mrtr::digest_json(args),
+        });
+        let state = match crate::mrtr::state_raw(params) {
+            None => None,
+            Some(Ok(s)) => Some(span(frame, s.raw())),
+            Some(Err(())) => return Err(()),
+        };
+        let responses = match params.get("inputResponses") {
+            None => None,
+            Some(v) if v.is_null() => None,
+            Some(v) if v.kind() == Kind::Object => Some(span(frame, v.raw())),
+            Some(_) => return Err(()),
+        };
+        Ok(MrtrSpans {
+            binding,
+            state,
+            responses,
+        })
+    }
+
+    /// Phase-2 MRTR: verify the `requestState` in place. `Err` when it is
+    /// present but does not verify.
+    fn open_state<'f>(
+        binding: Option<crate::mrtr::Binding<'_>>,
+        raw: Option<&'f mut [u8]>,
+    ) -> Result<Option<&'f [u8]>, ()> {
+        match (raw, binding) {
+            (None, _) => Ok(None),
+            (Some(raw), Some(b)) => crate::mrtr::open(&b, raw).map(Some).ok_or(()),
+            (Some(_), None) => Err(()),
+        }
+    }
+
+    fn bad_state(resp: Out<'_, '_>) -> Wrote {
+        resp.error(
+            INVALID_PARAMS,
+            format_args!("Invalid requestState: it was altered, or issued for another request"),
+            Data::None,
+        )
+    }
+
     fn call_tool(
         &self,
         info: RequestInfo<'_>,
@@ -835,34 +1274,34 @@ impl<'s, S> Server<'s, S> {
     ) -> Wrote {
         let version = info.version;
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
-        let (tool, args_span) = {
+        let (tool, args_span, mrtr) = {
             let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
                 return resp.invalid_params();
             };
             let Some(name) = params.get("name").and_then(|v| v.as_str()) else {
                 return resp.invalid_params();
             };
-            let args = match params.get("arguments") {
+            let given = match params.get("arguments") {
                 None => None,
                 Some(a) if a.is_null() => None,
                 Some(a) if a.kind() == Kind::Object => Some(a),
                 Some(_) => return resp.invalid_params(),
             };
-            let Some(tool) = self.tools.iter().find(|t| name.eq_str(t.descriptor.name)) else {
+            let found = self
+                .tools
+                .iter()
+                .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version));
+            let Some(tool) = found else {
                 return resp.error(
                     INVALID_PARAMS,
                     format_args!("Unknown tool: {name}"),
                     Data::None,
                 );
             };
-            let empty = Value::trusted(b"{}");
+            let args = given.unwrap_or(Value::trusted(b"{}"));
             // The one place that decides the channel of a schema violation:
             // a tool error, which the model can correct (MCP 2025-11-25).
-            if let Err(violation) = tool
-                .descriptor
-                .input_schema
-                .validate(&args.unwrap_or(empty))
-            {
+            if let Err(violation) = tool.descriptor.input_schema.validate(&args) {
                 let tool_name = tool.descriptor.name;
                 return resp.result(|w| {
                     w.raw(b"{\"content\":[{\"type\":\"text\",\"text\":");
@@ -872,30 +1311,55 @@ impl<'s, S> Server<'s, S> {
                     w.raw(b"}],\"isError\":true}");
                 });
             }
-            (tool, args.map(|a| span(frame, a.raw())))
+            let name = tool.descriptor.name.as_bytes();
+            let Ok(mrtr) = self.mrtr_spans(&info, &params, frame, "tools/call", name, args.raw())
+            else {
+                return resp.invalid_params();
+            };
+            (tool, given.map(|a| span(frame, a.raw())), mrtr)
         };
         // Phase 2: hand the handler the arguments (mutable, for in-place
-        // unescaping) and the output writer.
+        // unescaping), the verified MRTR input and the output writer.
         let name = tool.descriptor.name;
+        let modern = info.modern;
         let body_start = resp.open_result();
         let mut empty = *b"{}";
-        let args: &mut [u8] = match args_span.and_then(|r| frame.get_mut(r)) {
-            Some(a) => a,
-            None => &mut empty,
+        let [args, state, responses] = split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
+        let Ok(state) = Self::open_state(mrtr.binding, state) else {
+            return Self::bad_state(resp);
+        };
+        let input = crate::mrtr::Mrtr {
+            binding: mrtr.binding,
+            state,
+            responses: responses.map(|r| Value::trusted(r)),
         };
         let mut state = ReplyState::default();
         let mut track = Track::default();
         let outcome = {
-            let ctx = self.ctx(&mut resp, info, &mut track);
+            let ctx = self.ctx(&mut resp, info, &mut track, body_start, input);
             (tool.handler)(
                 &self.state,
-                Arguments::new(args),
+                Arguments::new(args.unwrap_or(&mut empty)),
                 Reply::new(ctx, &mut state),
             )
         };
         resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_done) => self.finish_tool_result(tool, version, state, body_start, resp),
+            Ok(_) if track.finished && track.input_required && !modern => {
+                resp.w.truncate(body_start);
+                write_tool_error(
+                    resp.w,
+                    name,
+                    format_args!(
+                        "this tool needs input from the user, which protocol version {version} cannot ask for (it needs 2026-07-28)"
+                    ),
+                );
+                self.close_tool_result(name, body_start, resp)
+            }
+            Ok(_) if track.finished && track.input_required => {
+                Self::finish_input_required(body_start, &track, resp)
+            }
+            Ok(_) => self.finish_tool_result(tool, version, &track, state, body_start, resp),
             Err(ToolFailure::Tool(e)) => {
                 resp.w.truncate(body_start);
                 write_tool_error(resp.w, name, format_args!("{}", e.message()));
@@ -905,11 +1369,27 @@ impl<'s, S> Server<'s, S> {
         }
     }
 
+    /// Close an `input_required` answer (2026-07-28).
+    fn finish_input_required(body_start: usize, track: &Track, resp: Out<'_, '_>) -> Wrote {
+        if track.state_error {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "a handler answered input_required without inputRequests or requestState, or its requestState could not be sealed (is a request-state key set? at most 96 bytes)"
+                ),
+                Data::None,
+            );
+        }
+        resp.close_result(body_start, track, None)
+    }
+
     fn ctx<'c, 'n: 'c>(
         &self,
         resp: &'c mut Out<'_, '_>,
         info: RequestInfo<'n>,
         track: &'c mut Track,
+        body_start: usize,
+        mrtr: crate::mrtr::Mrtr<'c>,
     ) -> Ctx<'c> {
         // Shortens the sink's trait-object lifetime to this request's scope.
         #[allow(clippy::needless_match)]
@@ -920,6 +1400,12 @@ impl<'s, S> Server<'s, S> {
         Ctx {
             w: resp.w.reborrow(),
             track,
+            body_start,
+            finished: false,
+            input_required: false,
+            state_error: false,
+            mrtr,
+            client: info.client,
             version: info.version,
             progress_token: info.progress,
             last_progress: None,
@@ -933,12 +1419,13 @@ impl<'s, S> Server<'s, S> {
         &self,
         tool: &Tool<S>,
         version: ProtocolVersion,
+        track: &Track,
         state: ReplyState,
         body_start: usize,
         resp: Out<'_, '_>,
     ) -> Wrote {
         let name = tool.descriptor.name;
-        if !state.finished {
+        if !track.finished {
             return resp.error(
                 INTERNAL_ERROR,
                 format_args!("tool {name} returned without finishing its reply"),
@@ -948,6 +1435,7 @@ impl<'s, S> Server<'s, S> {
         if resp.w.is_overflowed() {
             return self.tool_too_large(name, body_start, resp);
         }
+        let fields = version.fields();
         match (state.structured, tool.descriptor.output_schema) {
             (None, Some(_)) => {
                 return resp.error(
@@ -961,9 +1449,11 @@ impl<'s, S> Server<'s, S> {
             (Some((start, stop, cut_start, cut_end)), schema) => {
                 let bytes = resp.w.as_bytes().get(start..stop).unwrap_or(&[]);
                 let mut problem = None;
+                let mut object = false;
                 match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
                     Err(_) => problem = Some(crate::error::Message::new("it is not valid JSON")),
                     Ok(v) => {
+                        object = v.kind() == Kind::Object;
                         if let Some(Err(viol)) = schema.map(|s| s.validate(&v)) {
                             problem = Some(crate::error::Message::format(format_args!(
                                 "it does not match the output schema: {viol}"
@@ -978,7 +1468,9 @@ impl<'s, S> Server<'s, S> {
                         Data::None,
                     );
                 }
-                if !version.fields().structured_content {
+                // Before 2026-07-28 structuredContent must be an object; the
+                // text block still carries the JSON.
+                if !fields.structured_content || (!fields.result_type && !object) {
                     resp.w.cut(cut_start, cut_end);
                 }
             }
@@ -989,6 +1481,9 @@ impl<'s, S> Server<'s, S> {
     }
 
     fn close_tool_result(&self, name: &str, body_start: usize, resp: Out<'_, '_>) -> Wrote {
+        if let Some(info) = resp.stamp {
+            write_stamp(resp.w, &info, false, true, None);
+        }
         resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
             return self.tool_too_large(name, body_start, resp);
@@ -1005,6 +1500,9 @@ impl<'s, S> Server<'s, S> {
             name,
             format_args!("result exceeds the {cap}-byte response buffer"),
         );
+        if let Some(info) = resp.stamp {
+            write_stamp(resp.w, &info, false, true, None);
+        }
         resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
             return resp.too_large();
@@ -1019,58 +1517,71 @@ impl<'s, S> Server<'s, S> {
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
     ) -> Wrote {
-        // Phase 1: find the URI string's raw bytes.
-        let uri_span = {
+        // Phase 1: find the URI string's raw bytes and the MRTR pieces.
+        let (uri_span, mrtr) = {
             let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
                 return resp.invalid_params();
             };
             let Some(uri) = params.get("uri").and_then(|v| v.as_str()) else {
                 return resp.invalid_params();
             };
-            span(frame, uri.raw())
+            let Ok(mrtr) = self.mrtr_spans(&info, &params, frame, "resources/read", b"", uri.raw())
+            else {
+                return resp.invalid_params();
+            };
+            (span(frame, uri.raw()), mrtr)
         };
         // Phase 2: unescape the URI in place; it borrows the frame from here on.
-        let [uri] = decode_spans(frame, [Some(uri_span)]);
-        let Some(uri) = uri else {
+        let [uri, state, responses] =
+            split_spans(frame, [Some(uri_span), mrtr.state, mrtr.responses]);
+        let Some(uri) = uri.and_then(|u| json::unescape_str_in_place(u).ok()) else {
             return resp.invalid_params();
         };
+        let uri: &str = uri;
         let target = self
             .resources
             .iter()
             .find(|r| r.descriptor.uri == uri)
-            .map(|r| (r.handler, Vars::default()))
+            .map(|r| (r.handler, Vars::default(), r.descriptor.cache))
             .or_else(|| {
                 self.templates.iter().find_map(|t| {
                     crate::resource::match_template(t.descriptor.uri_template, uri)
-                        .map(|vars| (t.handler, vars))
+                        .map(|vars| (t.handler, vars, t.descriptor.cache))
                 })
             });
-        let Some((handler, vars)) = target else {
+        let Some((handler, vars, cache)) = target else {
             return resp.error(
                 INVALID_PARAMS,
                 format_args!("Unknown resource: {uri}"),
                 Data::Uri(uri),
             );
         };
-        resp.open_result();
-        let mut state = ContentsState::default();
+        let Ok(state) = Self::open_state(mrtr.binding, state) else {
+            return Self::bad_state(resp);
+        };
+        let input = crate::mrtr::Mrtr {
+            binding: mrtr.binding,
+            state,
+            responses: responses.map(|r| Value::trusted(r)),
+        };
+        let modern = info.modern;
+        let body_start = resp.open_result();
         let mut track = Track::default();
         let outcome = {
-            let ctx = self.ctx(&mut resp, info, &mut track);
-            handler(
-                &self.state,
-                ReadRequest::new(uri, vars),
-                Contents::new(ctx, &mut state),
-            )
+            let ctx = self.ctx(&mut resp, info, &mut track, body_start, input);
+            handler(&self.state, ReadRequest::new(uri, vars), Contents::new(ctx))
         };
         resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_) if !state.finished => resp.error(
+            Ok(_) if !track.finished => resp.error(
                 INTERNAL_ERROR,
                 format_args!("resource handler returned without finishing its contents"),
                 Data::None,
             ),
-            Ok(_) => resp.close_result(),
+            Ok(_) if track.input_required => {
+                Self::finish_input_required_any(modern, body_start, &track, resp)
+            }
+            Ok(_) => resp.close_result(body_start, &track, Some(cache.unwrap_or(self.cache))),
             Err(ResourceFailure::NotFound(e)) => resp.error(
                 INVALID_PARAMS,
                 format_args!("{}", e.message()),
@@ -1080,6 +1591,24 @@ impl<'s, S> Server<'s, S> {
         }
     }
 
+    /// `input_required` from a resource or prompt handler: only 2026-07-28
+    /// clients can be asked for input.
+    fn finish_input_required_any(
+        modern: bool,
+        body_start: usize,
+        track: &Track,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        if !modern {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("the handler needs input from the user, which only 2026-07-28 clients can be asked for"),
+                Data::None,
+            );
+        }
+        Self::finish_input_required(body_start, track, resp)
+    }
+
     fn get_prompt(
         &self,
         info: RequestInfo<'_>,
@@ -1087,8 +1616,10 @@ impl<'s, S> Server<'s, S> {
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
     ) -> Wrote {
-        // Phase 1: the prompt, and the spans of its declared arguments' values.
-        let (prompt, spans) = {
+        const N: usize = MAX_PROMPT_ARGUMENTS + 2;
+        // Phase 1: the prompt, the spans of its declared arguments' values,
+        // and the MRTR pieces (the last two spans).
+        let (prompt, spans, binding) = {
             let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
                 return resp.invalid_params();
             };
@@ -1108,7 +1639,7 @@ impl<'s, S> Server<'s, S> {
                     Data::None,
                 );
             };
-            let mut spans: [Option<Range<usize>>; MAX_PROMPT_ARGUMENTS] = Default::default();
+            let mut spans: [Option<Range<usize>>; N] = Default::default();
             for (i, a) in prompt
                 .descriptor
                 .arguments
@@ -1141,28 +1672,55 @@ impl<'s, S> Server<'s, S> {
                     None => {}
                 }
             }
-            (prompt, spans)
+            let args_raw = args.map_or(&b"{}"[..], |a| a.raw());
+            let name = prompt.descriptor.name.as_bytes();
+            let Ok(mrtr) = self.mrtr_spans(&info, &params, frame, "prompts/get", name, args_raw)
+            else {
+                return resp.invalid_params();
+            };
+            let [.., state, responses] = &mut spans;
+            (*state, *responses) = (mrtr.state, mrtr.responses);
+            (prompt, spans, mrtr.binding)
         };
-        let values = decode_spans(frame, spans);
-        resp.open_result();
-        let mut state = ContentsState::default();
+        let mut parts = split_spans(frame, spans);
+        let responses = parts.get_mut(N - 1).and_then(Option::take);
+        let state = parts.get_mut(N - 2).and_then(Option::take);
+        let values: [Option<&str>; MAX_PROMPT_ARGUMENTS] = core::array::from_fn(|i| {
+            parts
+                .get_mut(i)
+                .and_then(Option::take)
+                .and_then(|r| json::unescape_str_in_place(r).ok())
+        });
+        let Ok(state) = Self::open_state(binding, state) else {
+            return Self::bad_state(resp);
+        };
+        let input = crate::mrtr::Mrtr {
+            binding,
+            state,
+            responses: responses.map(|r| Value::trusted(r)),
+        };
+        let modern = info.modern;
+        let body_start = resp.open_result();
         let mut track = Track::default();
         let outcome = {
-            let ctx = self.ctx(&mut resp, info, &mut track);
+            let ctx = self.ctx(&mut resp, info, &mut track, body_start, input);
             (prompt.handler)(
                 &self.state,
                 PromptRequest::new(prompt.descriptor.arguments, values),
-                Messages::new(ctx, &mut state),
+                Messages::new(ctx),
             )
         };
         resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_) if !state.finished => resp.error(
+            Ok(_) if !track.finished => resp.error(
                 INTERNAL_ERROR,
                 format_args!("prompt handler returned without finishing its messages"),
                 Data::None,
             ),
-            Ok(_) => resp.close_result(),
+            Ok(_) if track.input_required => {
+                Self::finish_input_required_any(modern, body_start, &track, resp)
+            }
+            Ok(_) => resp.close_result(body_start, &track, None),
             Err(e) => resp.protocol(&e),
         }
     }
@@ -1254,11 +1812,16 @@ impl<'s, S> Server<'s, S> {
         } else {
             CompletionRef::ResourceTemplate(target)
         };
-        resp.open_result();
-        let mut state = ContentsState::default();
+        let body_start = resp.open_result();
         let mut track = Track::default();
         let outcome = {
-            let ctx = self.ctx(&mut resp, info, &mut track);
+            let ctx = self.ctx(
+                &mut resp,
+                info,
+                &mut track,
+                body_start,
+                crate::mrtr::Mrtr::default(),
+            );
             handler(
                 &self.state,
                 CompleteRequest {
@@ -1266,17 +1829,17 @@ impl<'s, S> Server<'s, S> {
                     argument,
                     value,
                 },
-                Completions::new(ctx, &mut state),
+                Completions::new(ctx),
             )
         };
         resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_) if !state.finished => resp.error(
+            Ok(_) if !track.finished => resp.error(
                 INTERNAL_ERROR,
                 format_args!("completion handler returned without finishing"),
                 Data::None,
             ),
-            Ok(_) => resp.close_result(),
+            Ok(_) => resp.close_result(body_start, &track, None),
             Err(e) => resp.protocol(&e),
         }
     }

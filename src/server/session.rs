@@ -125,26 +125,41 @@ impl<St> Session<St> {
 }
 
 /// The per-connection state a stream transport keeps: a few bytes.
+///
+/// A connection's era is decided by its first request: one that is not
+/// `initialize` and carries `params._meta["io.modelcontextprotocol/protocolVersion"]`
+/// makes it a 2026-07-28 (stateless) connection; anything else makes it a
+/// handshake-era one. Later cross-era traffic is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Connection {
-    /// Waiting for `initialize`.
+    /// No request yet: the era is not decided.
+    Fresh,
+    /// Handshake era, waiting for `initialize`.
     Uninitialized(Session<Uninitialized>),
-    /// Initialized.
+    /// Handshake era, initialized.
     Ready(Session<Ready>),
+    /// 2026-07-28: every request stands alone, carrying its own envelope.
+    Modern,
 }
 
 impl Connection {
-    /// A new connection, waiting for `initialize`.
+    /// A new connection; its first request decides the era.
     pub const fn new() -> Self {
-        Connection::Uninitialized(Session::new())
+        Connection::Fresh
     }
 
-    /// The negotiated version, once initialized.
+    /// A 2026-07-28 connection from the start (e.g. one HTTP request).
+    pub const fn modern() -> Self {
+        Connection::Modern
+    }
+
+    /// The protocol version in force: negotiated (handshake), or 2026-07-28.
     pub fn version(&self) -> Option<ProtocolVersion> {
         match self {
             Connection::Ready(s) => Some(s.version()),
-            Connection::Uninitialized(_) => None,
+            Connection::Modern => Some(ProtocolVersion::V2026_07_28),
+            _ => None,
         }
     }
 }

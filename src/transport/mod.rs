@@ -1,12 +1,17 @@
-//! Transports: one blocking serve loop over `embedded-io`, and std adapters.
+//! Transports: one blocking serve loop over `embedded-io`, its async twin, and
+//! std adapters.
 //!
-//! [`serve`] is the only loop: firmware drives it over a UART that implements
-//! [`embedded_io::Read`] + [`embedded_io::Write`], the std build over
-//! [`Stdio`] (feature `std`). It frames lines with
+//! [`serve`] is the blocking loop: firmware drives it over a UART that
+//! implements [`embedded_io::Read`] + [`embedded_io::Write`], the std build
+//! over [`Stdio`] (feature `std`). It frames lines with
 //! [`LineFramer`], answers every complete
-//! frame with [`Server::handle`], flushes only when no complete frame is left
-//! (so pipelined requests are answered in batches of writes), and returns
+//! frame with [`Server::handle_with`], flushes only when no complete frame is
+//! left (so pipelined requests are answered in batches of writes), and returns
 //! `Ok(())` at end of input after answering everything already received.
+//!
+//! `serve_async` (feature `embedded-io-async`) is the same loop over
+//! `embedded_io_async::Read` + `embedded_io_async::Write`. Both loops share
+//! the framing and dispatch steps below; only the I/O calls differ.
 //!
 //! # Cancellation
 //!
@@ -15,16 +20,22 @@
 //! after it returns, so it cannot interrupt it (and, like every
 //! notification, it is never answered); `is_cancelled()` is always `false`
 //! here. Progress and log notifications are written and flushed the moment
-//! a handler sends them.
+//! a handler sends them (blocking loop) or sent ahead of the response in the
+//! same write (async loop, see `serve_async`).
 
+#[cfg(feature = "embedded-io-async")]
+mod asynch;
 #[cfg(feature = "std")]
 mod stdio;
 
+#[cfg(feature = "embedded-io-async")]
+pub use asynch::serve_async;
 #[cfg(feature = "std")]
 pub use stdio::Stdio;
 
 use embedded_io::{Read, Write};
 
+use crate::content::Notify;
 use crate::error::Error;
 use crate::server::{Connection, Server};
 use crate::wire::frame::{LineFramer, Status};
@@ -47,42 +58,89 @@ pub fn serve<T, S>(
 where
     T: Read + Write,
 {
-    let mut framer = LineFramer::new(input);
-    let mut conn = Connection::new();
+    let mut state = LoopState::new(input);
     loop {
         loop {
-            let n = match framer.next_frame() {
-                Status::Partial => break,
-                Status::Complete(line) => {
-                    let mut sink = Sink {
-                        io: &mut *io,
-                        error: None,
-                    };
-                    let n = server.handle_with(&mut conn, line, output, &mut sink);
-                    if let Some(e) = sink.error {
-                        return Err(Error::Write(e));
-                    }
-                    n
-                }
-                Status::Overflow { limit } => server.handle_overflow(limit, output),
+            let mut sink = Sink {
+                io: &mut *io,
+                error: None,
             };
+            let next = state.answer_next(server, output, Some(&mut sink));
+            if let Some(e) = sink.error {
+                return Err(Error::Write(e));
+            }
+            let Some(n) = next else { break };
             send(io, output, n)?;
         }
         io.flush().map_err(Error::Write)?;
-        let spare = framer.spare();
+        let spare = state.spare();
         if spare.is_empty() {
             continue;
         }
         let n = io.read(spare).map_err(Error::Read)?;
         if n == 0 {
-            if let Some(line) = framer.finish() {
-                let n = server.handle(&mut conn, line, output);
-                send(io, output, n)?;
-            }
+            let n = state.finish(server, output);
+            send(io, output, n)?;
             io.flush().map_err(Error::Write)?;
             return Ok(());
         }
-        framer.commit(n);
+        state.commit(n);
+    }
+}
+
+/// The I/O-free part of a serve loop: framing, dispatch and the connection.
+/// Both [`serve`] and `serve_async` drive it; they only add the I/O calls.
+struct LoopState<'i> {
+    framer: LineFramer<&'i mut [u8]>,
+    conn: Connection,
+}
+
+impl<'i> LoopState<'i> {
+    fn new(input: &'i mut [u8]) -> Self {
+        Self {
+            framer: LineFramer::new(input),
+            conn: Connection::new(),
+        }
+    }
+
+    /// Answer the next buffered frame into `output`: `Some(n)` bytes to send
+    /// (`n` may be 0), or `None` when no complete frame is left (flush, then
+    /// read more). With `notify`, a handler's notifications go there as they
+    /// are written; without, they come first in `output`.
+    fn answer_next<S>(
+        &mut self,
+        server: &Server<'_, S>,
+        output: &mut [u8],
+        notify: Option<&mut dyn Notify>,
+    ) -> Option<usize> {
+        match self.framer.next_frame() {
+            Status::Partial => None,
+            Status::Complete(line) => Some(match notify {
+                Some(sink) => server.handle_with(&mut self.conn, line, output, sink),
+                None => server.handle(&mut self.conn, line, output),
+            }),
+            Status::Overflow { limit } => Some(server.handle_overflow(limit, output)),
+        }
+    }
+
+    /// Free input space to read into; empty only while a full buffer waits
+    /// for [`answer_next`](Self::answer_next) to report it.
+    fn spare(&mut self) -> &mut [u8] {
+        self.framer.spare()
+    }
+
+    /// `n` bytes were read into [`spare`](Self::spare).
+    fn commit(&mut self, n: usize) {
+        self.framer.commit(n);
+    }
+
+    /// End of input: answer a last line that had no newline, if any; the
+    /// bytes to send (notifications included, ahead of the response).
+    fn finish<S>(&mut self, server: &Server<'_, S>, output: &mut [u8]) -> usize {
+        match self.framer.finish() {
+            Some(line) => server.handle(&mut self.conn, line, output),
+            None => 0,
+        }
     }
 }
 
@@ -93,7 +151,7 @@ struct Sink<'a, T: Write> {
     error: Option<T::Error>,
 }
 
-impl<T: Write> crate::content::Notify for Sink<'_, T> {
+impl<T: Write> Notify for Sink<'_, T> {
     fn notify(&mut self, message: &[u8]) {
         if self.error.is_none()
             && let Err(e) = self.io.write_all(message).and_then(|()| self.io.flush())
@@ -103,9 +161,14 @@ impl<T: Write> crate::content::Notify for Sink<'_, T> {
     }
 }
 
+/// The bytes of `output` to send: `output[..n]`, or nothing.
+fn answer(output: &[u8], n: usize) -> &[u8] {
+    output.get(..n).unwrap_or(&[])
+}
+
 fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error<T::Error>> {
-    match output.get(..n) {
-        Some(bytes) if !bytes.is_empty() => io.write_all(bytes).map_err(Error::Write),
-        _ => Ok(()),
+    match answer(output, n) {
+        [] => Ok(()),
+        bytes => io.write_all(bytes).map_err(Error::Write),
     }
 }

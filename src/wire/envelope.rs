@@ -126,13 +126,16 @@ pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
     {
         return invalid("jsonrpc must be \"2.0\"");
     }
+    // A response from the client (even one with a null id, such as its own
+    // parse error) is never answered: answering could make two peers
+    // exchange errors forever.
+    if method.is_none() && result {
+        return Ok(Envelope::Response { id: id_ok });
+    }
     if id.is_some() && id_ok.is_none() {
         return invalid("id must be a string or an integer");
     }
     let Some(method) = method else {
-        if result {
-            return Ok(Envelope::Response { id: id_ok });
-        }
         return invalid("method is missing");
     };
     let Some(method) = method.as_str() else {

@@ -1,0 +1,79 @@
+//! The async serve loop over `embedded-io-async` (feature `embedded-io-async`).
+//!
+//! [`serve_async`] is [`serve`](super::serve) with `.await` on every read,
+//! write and flush: the same framing, the same dispatch through the `Server`,
+//! the same answers byte for byte. It needs no runtime of its own and
+//! allocates nothing; any executor (embassy, a `block_on`) can poll it.
+//!
+//! # Notifications are not streamed
+//!
+//! [`Notify::notify`](crate::Notify::notify) is a plain `fn`: a handler calls
+//! it synchronously in the middle of its work, so it cannot `.await` a write.
+//! Buffering notifications in a side queue would need memory the caller did
+//! not give, and blocking on an async transport from inside a poll is not
+//! possible in general. So the async loop answers with
+//! [`Server::handle`]: a handler's progress and log notifications are written
+//! into `output` ahead of its response and sent with it, in order, in one
+//! `write_all` once the handler returns. The client sees exactly the bytes
+//! the blocking loop sends, only not while the handler is still running, and
+//! notifications share the `output` buffer with the response (a notification
+//! that no longer fits is dropped, as `Reply::progress` reports).
+//!
+//! Handlers themselves are synchronous in both loops; `serve_async` awaits
+//! only the transport, so it yields to other tasks whenever input is not
+//! there yet or output cannot be taken.
+//!
+//! [`Server::handle`]: crate::Server::handle
+
+use embedded_io_async::{Read, Write};
+
+use super::{LoopState, answer};
+use crate::error::Error;
+use crate::server::Server;
+
+/// Serve `io` until end of input: the async twin of
+/// [`serve`](super::serve).
+///
+/// `input` bounds the size of one message (line terminator included): a
+/// longer line is answered `-32600 message too large` and skipped. `output`
+/// bounds one answer, notifications included (see the module docs).
+///
+/// # Errors
+///
+/// The first read or write error of the transport.
+pub async fn serve_async<T, S>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write,
+{
+    let mut state = LoopState::new(input);
+    loop {
+        while let Some(n) = state.answer_next(server, output, None) {
+            send(io, output, n).await?;
+        }
+        io.flush().await.map_err(Error::Write)?;
+        let spare = state.spare();
+        if spare.is_empty() {
+            continue;
+        }
+        let n = io.read(spare).await.map_err(Error::Read)?;
+        if n == 0 {
+            let n = state.finish(server, output);
+            send(io, output, n).await?;
+            io.flush().await.map_err(Error::Write)?;
+            return Ok(());
+        }
+        state.commit(n);
+    }
+}
+
+async fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error<T::Error>> {
+    match answer(output, n) {
+        [] => Ok(()),
+        bytes => io.write_all(bytes).await.map_err(Error::Write),
+    }
+}

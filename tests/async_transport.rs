@@ -1,0 +1,329 @@
+//! `transport::serve_async` answers byte for byte what the blocking
+//! `transport::serve` answers, over an in-memory async pipe that returns
+//! `Pending` some of the time, driven by a hand-written `block_on` (a noop
+//! waker and a poll loop: no runtime).
+//!
+//! The request mix is the one of `tests/no_alloc.rs` (read from that file, so
+//! the two cannot drift apart), plus an oversized line and a last line
+//! without a newline.
+
+mod common;
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use picomcp::error::Error;
+use picomcp::transport::{serve, serve_async};
+
+/// Poll `fut` to completion with a waker that does nothing; returns the output
+/// and how many times the future was polled.
+fn block_on<F: Future>(fut: F) -> (F::Output, usize) {
+    let mut fut = pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    for polls in 1..=10_000_000 {
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return (out, polls);
+        }
+    }
+    panic!("the future never finished");
+}
+
+/// How often the pipe's operations ran, and how many returned `Pending`.
+#[derive(Default)]
+struct Ticks {
+    ops: usize,
+    pendings: usize,
+}
+
+/// Ready at once, or (every `every`-th operation) `Pending` once first, after
+/// waking the task.
+struct MaybePending<'a> {
+    ticks: &'a mut Ticks,
+    every: usize,
+    counted: bool,
+}
+
+impl Future for MaybePending<'_> {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.counted || self.every == 0 {
+            return Poll::Ready(());
+        }
+        self.counted = true;
+        self.ticks.ops += 1;
+        if self.ticks.ops.is_multiple_of(self.every) {
+            self.ticks.pendings += 1;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        Poll::Ready(())
+    }
+}
+
+/// An in-memory async pipe: reads `input` at most `chunk` bytes at a time,
+/// writes at most `chunk` bytes at a time into `output`; every
+/// `pending_every`-th operation returns `Pending` once before it completes.
+struct AsyncPipe<'a> {
+    input: &'a [u8],
+    chunk: usize,
+    output: Vec<u8>,
+    pending_every: usize,
+    ticks: Ticks,
+    fail: Option<Fail>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Fail {
+    Read,
+    Write,
+}
+
+/// The pipe's error: `ErrorKind` is an `embedded_io::Error` itself.
+type PipeError = embedded_io_async::ErrorKind;
+const PIPE_ERROR: PipeError = embedded_io_async::ErrorKind::Other;
+
+impl<'a> AsyncPipe<'a> {
+    fn new(input: &'a [u8], chunk: usize, pending_every: usize) -> Self {
+        Self {
+            input,
+            chunk,
+            output: Vec::new(),
+            pending_every,
+            ticks: Ticks::default(),
+            fail: None,
+        }
+    }
+
+    async fn maybe_pending(&mut self) {
+        MaybePending {
+            ticks: &mut self.ticks,
+            every: self.pending_every,
+            counted: false,
+        }
+        .await;
+    }
+}
+
+impl embedded_io_async::ErrorType for AsyncPipe<'_> {
+    type Error = PipeError;
+}
+
+impl embedded_io_async::Read for AsyncPipe<'_> {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, PipeError> {
+        self.maybe_pending().await;
+        if self.fail == Some(Fail::Read) {
+            return Err(PIPE_ERROR);
+        }
+        let n = buf.len().min(self.input.len()).min(self.chunk);
+        buf[..n].copy_from_slice(&self.input[..n]);
+        self.input = &self.input[n..];
+        Ok(n)
+    }
+}
+
+impl embedded_io_async::Write for AsyncPipe<'_> {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, PipeError> {
+        self.maybe_pending().await;
+        if self.fail == Some(Fail::Write) {
+            return Err(PIPE_ERROR);
+        }
+        let n = buf.len().min(self.chunk);
+        self.output.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    async fn flush(&mut self) -> Result<(), PipeError> {
+        self.maybe_pending().await;
+        Ok(())
+    }
+}
+
+/// The string literals of `const NAME: &[&str] = &[ ... ];` in
+/// `tests/no_alloc.rs`, one per line (`r#"..."#,` or `"...",`).
+fn no_alloc_requests(name: &str) -> Vec<&'static str> {
+    const SOURCE: &str = include_str!("no_alloc.rs");
+    let head = format!("const {name}: &[&str] = &[\n");
+    let start = SOURCE
+        .find(&head)
+        .unwrap_or_else(|| panic!("{name} not found in tests/no_alloc.rs"))
+        + head.len();
+    let body = &SOURCE[start..];
+    let body = &body[..body.find("\n];").expect("end of the request list")];
+    body.lines()
+        .map(|line| {
+            let line = line.trim();
+            line.strip_prefix("r#\"")
+                .and_then(|l| l.strip_suffix("\"#,"))
+                .or_else(|| line.strip_prefix('"').and_then(|l| l.strip_suffix("\",")))
+                .filter(|l| !l.contains('\\') || line.starts_with("r#"))
+                .unwrap_or_else(|| panic!("cannot read request line {line:?} of {name}"))
+        })
+        .collect()
+}
+
+fn input_of(lines: &[&str], terminator: &str) -> Vec<u8> {
+    let mut input = Vec::new();
+    for line in lines {
+        input.extend_from_slice(line.as_bytes());
+        input.extend_from_slice(terminator.as_bytes());
+    }
+    input
+}
+
+fn blocking<S>(
+    server: &picomcp::Server<'_, S>,
+    input: &[u8],
+    in_cap: usize,
+    out_cap: usize,
+    chunk: usize,
+) -> Vec<u8> {
+    let mut io = common::MemIo {
+        input,
+        chunk,
+        output: Vec::new(),
+    };
+    let (mut inb, mut outb) = (vec![0u8; in_cap], vec![0u8; out_cap]);
+    serve(server, &mut io, &mut inb, &mut outb).unwrap();
+    io.output
+}
+
+/// The async loop's output, and how many `Pending`s the pipe returned.
+fn asynchronous<S>(
+    server: &picomcp::Server<'_, S>,
+    input: &[u8],
+    in_cap: usize,
+    out_cap: usize,
+    chunk: usize,
+    pending_every: usize,
+) -> (Vec<u8>, usize) {
+    let mut pipe = AsyncPipe::new(input, chunk, pending_every);
+    let (mut inb, mut outb) = (vec![0u8; in_cap], vec![0u8; out_cap]);
+    let (result, polls) = block_on(serve_async(server, &mut pipe, &mut inb, &mut outb));
+    result.unwrap();
+    assert!(
+        polls > pipe.ticks.pendings,
+        "polled {polls} times for {} pendings",
+        pipe.ticks.pendings
+    );
+    (pipe.output, pipe.ticks.pendings)
+}
+
+fn assert_same<S>(server: &picomcp::Server<'_, S>, input: &[u8], in_cap: usize, out_cap: usize) {
+    for chunk in [1, 7, 64, usize::MAX] {
+        let want = blocking(server, input, in_cap, out_cap, chunk);
+        assert!(!want.is_empty());
+        for pending_every in [0, 1, 2, 3, 5] {
+            let (got, pendings) =
+                asynchronous(server, input, in_cap, out_cap, chunk, pending_every);
+            if pending_every != 0 {
+                assert!(
+                    pendings > 0,
+                    "chunk {chunk}: the pipe never returned Pending"
+                );
+            }
+            if got != want {
+                panic!(
+                    "chunk {chunk}, Pending every {pending_every}: async output differs\n--- blocking\n{}\n--- async\n{}",
+                    String::from_utf8_lossy(&want),
+                    String::from_utf8_lossy(&got)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_request_mix_is_read() {
+    let session = no_alloc_requests("SESSION");
+    assert!(session.len() > 30, "{} lines", session.len());
+    assert!(
+        session
+            .iter()
+            .any(|l| l.contains("\"count\"") && l.contains("progressToken"))
+    );
+    assert!(session.contains(&""));
+    assert_eq!(no_alloc_requests("BATCH_SESSION").len(), 4);
+}
+
+#[test]
+fn same_bytes_as_the_blocking_loop() {
+    let session = no_alloc_requests("SESSION");
+    // As in no_alloc.rs: a 512-byte input buffer (the x line overflows it)
+    // and a 4 KiB output buffer; CRLF and LF line ends.
+    assert_same(&common::BOOKSHOP, &input_of(&session, "\r\n"), 512, 4096);
+    assert_same(&common::BOOKSHOP, &input_of(&session, "\n"), 512, 4096);
+}
+
+#[test]
+fn same_bytes_for_batches_and_pages() {
+    static PAGED: picomcp::Server<'static, common::shop::Shop> =
+        common::shop::server_with_page_size(1);
+    assert_same(
+        &common::BOOKSHOP,
+        &input_of(&no_alloc_requests("BATCH_SESSION"), "\n"),
+        512,
+        4096,
+    );
+    let paged = input_of(
+        &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"prompts/list"}"#,
+        ],
+        "\n",
+    );
+    assert_same(&PAGED, &paged, 512, 4096);
+}
+
+#[test]
+fn same_bytes_for_a_last_line_without_newline() {
+    let mut input = input_of(&no_alloc_requests("SESSION")[..4], "\n");
+    input.extend_from_slice(br#"{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"p"}}}"#);
+    let out = blocking(&common::BOOKSHOP, &input, 512, 4096, usize::MAX);
+    assert!(String::from_utf8_lossy(&out).ends_with("\"id\":\"last\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"counted 2\"}],\"isError\":false}}\n"));
+    assert_same(&common::BOOKSHOP, &input, 512, 4096);
+}
+
+#[test]
+fn same_bytes_with_small_buffers() {
+    // The firmware's sizes: 2 KiB in, 2 KiB out; a 3 KiB line overflows.
+    let mut lines = no_alloc_requests("SESSION");
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":99,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "y".repeat(3000)
+    );
+    lines.push(&long);
+    lines.push(r#"{"jsonrpc":"2.0","id":100,"method":"ping"}"#);
+    let input = input_of(&lines, "\n");
+    let out = blocking(&common::BOOKSHOP, &input, 2048, 2048, usize::MAX);
+    assert!(String::from_utf8_lossy(&out).contains("message too large: limit 2048 bytes"));
+    assert_same(&common::BOOKSHOP, &input, 2048, 2048);
+}
+
+#[test]
+fn transport_errors_end_the_loop() {
+    let input = input_of(&[r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#], "\n");
+    for (fail, pending_every) in [
+        (Fail::Read, 0),
+        (Fail::Read, 1),
+        (Fail::Write, 0),
+        (Fail::Write, 2),
+    ] {
+        let mut pipe = AsyncPipe::new(&input, usize::MAX, pending_every);
+        pipe.fail = Some(fail);
+        let (mut inb, mut outb) = ([0u8; 256], [0u8; 256]);
+        let (result, _) = block_on(serve_async(
+            &common::BOOKSHOP,
+            &mut pipe,
+            &mut inb,
+            &mut outb,
+        ));
+        match (fail, result) {
+            (Fail::Read, Err(Error::Read(PIPE_ERROR)))
+            | (Fail::Write, Err(Error::Write(PIPE_ERROR))) => {}
+            (fail, other) => panic!("{fail:?}: got {other:?}"),
+        }
+    }
+}
