@@ -65,6 +65,20 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(clippy::exhaustive_enums)]
+// No input may panic the core: no unwrap/expect/panic/unchecked indexing in
+// non-test code (tests may assert freely).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 mod log;
 
