@@ -169,3 +169,13 @@ impl Default for Connection {
         Self::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_state_is_a_few_bytes() {
+        assert!(core::mem::size_of::<Connection>() <= 8, "{}", core::mem::size_of::<Connection>());
+    }
+}
