@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Interop test: the official MCP Python SDK client (mcp==2.3.0) drives a bookshop
-# server over stdio (tests/interop/test_bookshop.py).
+# server over stdio (tests/interop/test_bookshop.py), twice: once forced to the
+# handshake era (ClientSession + initialize, 2025-11-25; checks named legacy.*)
+# and once in the SDK's default mode (mcp.Client mode="auto": server/discover,
+# must adopt 2026-07-28; checks named modern.*, including the MRTR tool reserve).
 #
 # Usage, from the repo root:
 #   scripts/interop.sh                                   # target/release/examples/bookshop

@@ -9,18 +9,35 @@ Run (normally through ``scripts/interop.sh``, which makes the venv)::
     python tests/interop/test_bookshop.py --page-size 1 --server target/release/examples/bookshop
     PICOMCP_SERVER="target/release/examples/bookshop" python tests/interop/test_bookshop.py
 
+Two modes, one after the other, against the same server command, each on its
+own server process:
+
+* ``legacy.*``: a plain ``ClientSession`` that sends ``initialize`` (the
+  handshake era, protocol ``2025-11-25``).
+* ``modern.*``: the high-level ``mcp.Client`` in its DEFAULT mode (``"auto"``),
+  which probes ``server/discover`` and must adopt ``2026-07-28``.
+
+Every check the 2026-07-28 revision allows runs in both modes (tools, schema
+and tool errors, protocol errors, resources, templates, prompts, completion,
+progress, pagination, bad cursors). In modern mode the removed methods' checks
+(``ping``, ``logging/setLevel``) print ``skip modern.NAME: not in 2026-07-28``;
+logging is exercised per request instead, and the MRTR tool ``reserve`` (an
+elicitation form, 2026-07-28 only) is driven through the SDK's elicitation
+callback. In legacy mode ``reserve`` must be neither listed nor callable.
+
 Pagination mode: when the server command carries ``--page-size N`` (N > 0), or
 this script is given ``--page-size N`` (which it appends to the server
 command), every list is walked page by page and the pagination checks run
-(pages of at most N items, the walk equals an unpaginated server's listing,
-bad cursors are rejected). Without it every list must come back whole, with
-no ``nextCursor``.
+(pages of at most N items, the walk equals an unpaginated server's listing in
+the same era, bad cursors are rejected). Without it every list must come back
+whole, with no ``nextCursor``.
 
 Prints ``ok  NAME`` or ``FAIL NAME: DETAIL`` per check (``skip NAME: REASON``
-when a check cannot apply), then a closing ``N passed, M failed`` line, and
-exits 1 when any check failed (2 on a usage error). Each check has a 20 s
-budget and the whole run 120 s; a watchdog thread kills the server and exits 3
-should anything still hang after that.
+when a check cannot apply; a failure is followed by the wire lines that check
+exchanged, as ``#`` comments), a ``# MODE: ...`` tally per mode, then a closing
+``N passed, M failed`` line, and exits 1 when any check failed (2 on a usage
+error). Each check has a 20 s budget and the whole run 180 s; a watchdog thread
+kills the servers and exits 3 should anything still hang after that.
 
 Facts about the SDK 2.3.0 client this test relies on (read from its source):
 
@@ -42,59 +59,105 @@ Facts about the SDK 2.3.0 client this test relies on (read from its source):
   server through the ordinary ``call_tool`` (no low-level ``send_request``
   needed). After a *non-error* result it validates ``structured_content``
   against the tool's cached ``outputSchema`` (listing tools first if it has
-  not seen the tool) and raises ``RuntimeError`` when structured content is
-  missing or does not conform; results with ``is_error`` true are never
-  validated. Every result is also shape-checked against the negotiated
-  version's schema (a pydantic ``ValidationError`` for a malformed result).
+  not seen the tool; a tool still unseen after that only logs a warning) and
+  raises ``RuntimeError`` when structured content is missing or does not
+  conform; results with ``is_error`` true are never validated. Every result is
+  also shape-checked against the negotiated version's schema (a pydantic
+  ``ValidationError`` for a malformed result; at 2026-07-28 that includes
+  ``resultType`` and, on lists/reads, ``ttlMs``/``cacheScope``).
 * Era selection. ``ClientSession`` never chooses by itself: the caller sends
   either ``await session.initialize()`` (the handshake, always offering
   ``2025-11-25``) or ``await session.discover()`` (``server/discover``,
   2026-07-28). So the handshake era is forced simply by calling
-  ``initialize()`` on a plain ``ClientSession``; that is the main connection
-  here. The high-level ``mcp.Client`` has ``mode=`` ``"legacy"`` (initialize),
-  a modern version pin (``"2026-07-28"``: adopt without probing), or
-  ``"auto"``, the DEFAULT. ``"auto"`` (``mcp/client/_probe.py``) first sends
-  ``server/discover`` (10 s probe timeout) on the same connection; any
-  ``MCPError`` -- a timeout, ``-32601``, or our ``-32600`` "initialization
-  required" -- makes it fall back to ``initialize()`` on that same
-  connection. The only error that does not fall back is ``-32022`` whose
-  ``data.supported`` lists only modern versions none of which the client
-  speaks. A discover result is adopted (modern era) only when it names a
-  modern version. So against a handshake-only picomcp the default mode sends
-  ``server/discover`` (gets -32600), then ``initialize`` + ``initialized``,
-  and works in the handshake era; against a dual-era server (such as the
-  SDK's own reference bookshop) it ends up in 2026-07-28. The
-  ``default_mode_connect`` check accepts either and prints which it got.
+  ``initialize()`` on a plain ``ClientSession``; that is the legacy mode here.
+  The high-level ``mcp.Client`` has ``mode=`` ``"legacy"`` (initialize), a
+  modern version pin (``"2026-07-28"``: adopt a synthesized or
+  ``prior_discover`` result without probing), or ``"auto"``, the DEFAULT.
+  ``Client.__aenter__`` in ``"auto"`` calls ``mcp.client._probe.negotiate_auto``:
+  it sends ``server/discover`` (envelope stamped at 2026-07-28, 10 s probe
+  timeout, never cancelled) on the same connection; any ``MCPError`` -- a
+  timeout, ``-32601``, or ``-32600`` -- makes it fall back to ``initialize()``
+  on that connection (only ``-32022`` naming modern versions only, none shared,
+  is fatal; ``-32022`` naming a shared version re-probes at it). A discover
+  result is adopted (``session.adopt(result)``) only when its
+  ``supportedVersions`` names a modern version; otherwise it also falls back.
+  After adoption ``session.discover_result`` is that result,
+  ``session.initialize_result`` is ``None``, ``protocol_version`` is the
+  highest shared modern version, ``server_capabilities`` /
+  ``instructions`` come from the discover result and ``server_info`` from its
+  ``_meta["io.modelcontextprotocol/serverInfo"]`` stamp. Every later request
+  gets the envelope stamped in ``params._meta``: ``protocolVersion``,
+  ``clientInfo``, ``clientCapabilities`` (built once at adopt time).
+* Client capabilities. ``elicitation`` (``{"form": {}, "url": {}}``) is
+  declared iff an ``elicitation_callback`` was given (likewise ``sampling`` /
+  ``roots`` for their callbacks); there is no separate switch. So the -32021
+  check below uses a second ``Client`` built without the callback.
+* MRTR (2026-07-28 ``input_required``). ``ClientSession.call_tool`` /
+  ``get_prompt`` / ``read_resource`` raise ``RuntimeError`` on an
+  ``InputRequiredResult`` unless given ``allow_input_required=True`` (then they
+  return it: ``input_requests`` maps keys to ``ElicitRequest`` / ... models,
+  ``request_state`` is the opaque string); the retry is the same method with
+  ``input_responses={key: ElicitResult(...)}, request_state=...``.
+  ``mcp.Client.call_tool`` (and ``get_prompt``, ``read_resource``) drives that
+  loop itself (``mcp/client/_input_required.py``): each ``input_requests``
+  entry goes through the same callback table as a legacy server-to-client
+  request (``session.dispatch_input_request``: ``ElicitRequest`` -> the
+  ``elicitation_callback(context, params)`` with ``params`` an
+  ``ElicitRequestFormParams``: ``.message``, ``.requested_schema`` (a plain
+  dict), ``.mode == "form"``), all keys concurrently; it then retries with a
+  fresh id, the collected ``inputResponses`` and ``requestState`` echoed
+  byte-exact, up to ``input_required_max_rounds`` (10). A callback returning
+  ``ErrorData`` aborts as ``MCPError``; a state-only answer (no
+  ``inputRequests``) is retried after a 50..250 ms backoff.
 * Cursors. ``ClientSession.list_tools`` / ``list_resources`` /
   ``list_resource_templates`` / ``list_prompts`` take no ``cursor=`` keyword
   in 2.3.0: the cursor goes in ``params=types.PaginatedRequestParams(cursor=C)``
-  (only the high-level ``mcp.Client.list_*`` have ``cursor=``). The result's
+  (only the high-level ``mcp.Client.list_*`` have ``cursor=``, and they go
+  through the client's response cache; this test lists through
+  ``client.session`` in both modes, which bypasses that cache). The result's
   ``next_cursor`` is ``None`` when the wire had no ``nextCursor``. The SDK
   does not walk pages itself; ``list_tools`` caches output schemas from every
   page it sees (cursor pages only add), and ``call_tool``'s output validation
   lists tools once (first page only) when it has not seen the tool yet.
 * Progress. ``call_tool(name, args, read_timeout_seconds=None,
   progress_callback=cb)`` (third positional or keyword): when ``cb`` is given
-  the dispatcher puts ``_meta.progressToken`` = the request id on the wire and
+  the dispatcher puts ``_meta.progressToken`` = the request id on the wire
+  (merged into any other ``_meta``, so also next to the 2026 envelope) and
   calls ``await cb(progress: float, total: float | None, message: str | None)``
   for each matching ``notifications/progress`` (ints arrive as floats). Each
   call is spawned as its own task in receive order (a callback that records
   before its first ``await`` sees them in order); the result may come back
   before the last callback ran, so this test waits briefly for them.
-* Logging. ``ClientSession(..., logging_callback=cb)``: ``await cb(params:
-  types.LoggingMessageNotificationParams)`` (``.level``, ``.logger``,
-  ``.data``) per ``notifications/message``, run in a spawned task, so it too
-  may lag the tool result. ``set_logging_level(level)`` emits an
-  ``MCPDeprecationWarning`` (logging is deprecated in 2026-07-28) and its
-  ``level`` is a ``Literal`` of the 8 RFC 5424 names validated client-side
-  (pydantic ``ValidationError``); an invalid level is therefore sent with a
-  ``SetLevelRequest.model_construct(...)`` through ``send_request``.
+* Logging. ``ClientSession(..., logging_callback=cb)`` (also a ``Client``
+  field): ``await cb(params: types.LoggingMessageNotificationParams)``
+  (``.level``, ``.logger``, ``.data``) per ``notifications/message``, run in a
+  spawned task, so it too may lag the tool result. Handshake era:
+  ``set_logging_level(level)`` emits an ``MCPDeprecationWarning`` (logging is
+  deprecated in 2026-07-28) and its ``level`` is a ``Literal`` of the 8 RFC
+  5424 names validated client-side (pydantic ``ValidationError``); an invalid
+  level is therefore sent with a ``SetLevelRequest.model_construct(...)``
+  through ``send_request``. 2026-07-28: no ``logging/setLevel``; the opt-in is
+  per request, ``_meta["io.modelcontextprotocol/logLevel"]``
+  (``types.LOG_LEVEL_META_KEY``). The SDK sets it two ways: per client,
+  ``Client(log_level="info")`` / ``ClientSession(log_level=...)`` stamps it
+  (``setdefault``) on every modern request; per call, ``meta={LOG_LEVEL_META_KEY:
+  "info"}`` on ``call_tool`` (and the other typed requests), which wins over
+  the client default. Neither has any effect on a handshake-era connection.
+  A ``logging_callback`` alone is not an opt-in.
+* Removed methods. ``session.send_ping()`` and ``set_logging_level()`` still
+  send on a 2026-07-28 connection (stamped with the envelope); the server
+  answers ``-32601``. ``session.initialize()`` on it gets ``-32022``.
 * Prompts and completion. ``get_prompt(name, arguments)`` returns
   ``GetPromptResult`` (``messages``: ``PromptMessage`` with ``role`` and one
   ``content`` block). ``complete(ref, {"name": ..., "value": ...})`` with ref
   ``types.PromptReference(name=...)`` or
   ``types.ResourceTemplateReference(uri=...)`` returns ``CompleteResult``
   whose ``completion.values`` is the list of strings.
+* Transports. ``mcp.Client(server)`` takes any async context manager yielding
+  ``(read_stream, write_stream)`` as a transport; this test wraps
+  ``stdio_client`` in one that records every ``SessionMessage`` both ways
+  (``message.model_dump_json(by_alias=True, exclude_unset=True)`` is exactly
+  what ``stdio_client`` writes).
 """
 
 from __future__ import annotations
@@ -118,33 +181,53 @@ try:
     import mcp.types as types
     from mcp import Client, ClientSession, MCPError, StdioServerParameters
     from mcp.shared.exceptions import MCPDeprecationWarning
+    from mcp.shared.message import SessionMessage
     from mcp.client.stdio import stdio_client
-    from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-    from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+    from mcp.types import (
+        CLIENT_CAPABILITIES_META_KEY,
+        CONNECTION_CLOSED,
+        LOG_LEVEL_META_KEY,
+        PROTOCOL_VERSION_META_KEY,
+        REQUEST_TIMEOUT,
+    )
 except ImportError as exc:  # pragma: no cover - environment problem, not a check
     print(f"cannot import the MCP SDK ({exc}); install tests/interop/requirements.txt (mcp==2.3.0)", file=sys.stderr)
     sys.exit(2)
 
 CHECK_TIMEOUT = 20.0  # seconds, per check
-TOTAL_TIMEOUT = 120.0  # seconds, whole run
+TOTAL_TIMEOUT = 180.0  # seconds, whole run (both modes)
 REQUEST_READ_TIMEOUT = 15.0  # SDK-level per-request timeout, below the check budget
-MAX_FAILED_RESTARTS = 2  # then every remaining handshake check fails at once
+MAX_FAILED_RESTARTS = 2  # then every remaining check of that mode fails at once
 HANDSHAKE_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
+LEGACY, MODERN = "legacy", "modern"
 NOT_FOUND = "No book titled 'Nothing' in the catalog."
 GET_AUTHOR_OUTPUT_SCHEMA = {
     "type": "object",
     "properties": {"result": {"type": "string"}},
     "required": ["result"],
 }
+INSTRUCTIONS = "A small bookshop: look up authors with get_author, list titles with top, read books://{title}."
+REMOVED = "not in 2026-07-28"
+WIRE_LINES_ON_FAILURE = 12  # wire lines printed after a failed check
+WIRE_LINE_CHARS = 600
 
 _ABSENT = object()  # "do not check this"
 # Every item the bookshop lists, in listing order (tools by name, resources by uri,
-# templates by uriTemplate, prompts by name).
+# templates by uriTemplate, prompts by name), per mode: reserve is 2026-07-28 only.
 EXPECTED_LISTS = {
-    "tools": ["get_author", "get_author_strict", "top", "count"],
-    "resources": ["books://catalog"],
-    "resource_templates": ["books://{title}"],
-    "prompts": ["recommend"],
+    LEGACY: {
+        "tools": ["get_author", "get_author_strict", "top", "count"],
+        "resources": ["books://catalog"],
+        "resource_templates": ["books://{title}"],
+        "prompts": ["recommend"],
+    },
+    MODERN: {
+        "tools": ["get_author", "get_author_strict", "top", "reserve", "count"],
+        "resources": ["books://catalog"],
+        "resource_templates": ["books://{title}"],
+        "prompts": ["recommend"],
+    },
 }
 MAX_PAGES = 64  # a walk longer than this is a server looping on cursors
 GENRES = ["science fiction", "cyberpunk", "fantasy"]
@@ -338,11 +421,143 @@ async def wait_until(cond: Callable[[], bool], timeout: float = CALLBACK_WAIT) -
             await anyio.sleep(0.01)
 
 
+
+# --------------------------------------------------------------------------- wire recording
+
+
+# One recorded message: (process label, "->" client to server or "<-" server to client, JSON text).
+WireLine = tuple[str, str, str]
+
+
+def wire_text(item: Any) -> str:
+    if isinstance(item, SessionMessage):
+        return item.message.model_dump_json(by_alias=True, exclude_unset=True)
+    return f"<{type(item).__name__}: {item}>"  # a transport-level exception item
+
+
+class _TeeRead:
+    """Read-stream wrapper: records every item, then hands it on (``last_context`` etc. pass through)."""
+
+    def __init__(self, inner: Any, record: Callable[[str, Any], None]) -> None:
+        self._inner = inner
+        self._record = record
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._record("<-", item)
+        return item
+
+    def __aiter__(self) -> _TeeRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TeeRead:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _TeeWrite:
+    def __init__(self, inner: Any, record: Callable[[str, Any], None]) -> None:
+        self._inner = inner
+        self._record = record
+
+    async def send(self, item: Any, /) -> None:
+        self._record("->", item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TeeWrite:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class TeeTransport:
+    """A client transport (``stdio_client(...)``) whose traffic is appended to ``wire``."""
+
+    def __init__(self, inner: Any, wire: list[WireLine], label: str) -> None:
+        self._inner = inner
+        self._wire = wire
+        self._label = label
+
+    def _record(self, direction: str, item: Any) -> None:
+        self._wire.append((self._label, direction, wire_text(item)))
+
+    async def __aenter__(self) -> tuple[Any, Any]:
+        read, write = await self._inner.__aenter__()
+        return _TeeRead(read, self._record), _TeeWrite(write, self._record)
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc)
+
+
+def parsed(lines: list[WireLine], direction: str, label_prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """The JSON objects sent one way, with their process label."""
+    out = []
+    for label, d, text in lines:
+        if d != direction or not label.startswith(label_prefix):
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append((label, value))
+    return out
+
+
+def requests_sent(lines: list[WireLine], method: str | None = None, label_prefix: str = "") -> list[dict[str, Any]]:
+    return [
+        m
+        for _, m in parsed(lines, "->", label_prefix)
+        if "id" in m and "method" in m and (method is None or m["method"] == method)
+    ]
+
+
+def answer_to(lines: list[WireLine], request: dict[str, Any]) -> dict[str, Any] | None:
+    for _, m in parsed(lines, "<-"):
+        if "method" not in m and m.get("id") == request.get("id") and ("result" in m or "error" in m):
+            return m
+    return None
+
+
+def meta_of(message: dict[str, Any]) -> dict[str, Any]:
+    meta = (message.get("params") or {}).get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
 # --------------------------------------------------------------------------- connection
 
 
-class HandshakeConnection:
-    """One server process driven by a plain ClientSession in the handshake era.
+class Connection:
+    """One server process driven in one mode; restarted when it breaks.
+
+    ``legacy``: a plain ``ClientSession``; the ``initialize`` check performs the
+    handshake on the first process, ``start`` does it after a restart.
+    ``modern``: ``mcp.Client`` with its default ``mode="auto"``, whose entry
+    probes ``server/discover`` (``start`` refuses a connection that did not
+    adopt 2026-07-28); ``session`` is ``client.session``.
 
     ``broken`` holds the reason the session cannot be used (not started yet,
     server gone, request timed out); the runner restarts the server before
@@ -350,53 +565,84 @@ class HandshakeConnection:
     main task outside any per-check cancel scope (anyio needs that nesting).
     """
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], mode: str) -> None:
         self.argv = argv
         self.env = env
+        self.mode = mode
         self.stack: AsyncExitStack | None = None
         self.session: ClientSession | None = None
+        self.client: Client | None = None
         self.broken: str | None = "not started"
         self.fatal: str | None = None  # the server cannot be spawned at all: fail every check at once
         self.failed_restarts = 0  # consecutive restarts whose initialize failed
         self.starts = 0
         self.stderr_logs: list[TextIO] = []
         self.log_messages: list[types.LoggingMessageNotificationParams] = []  # from logging_callback
+        self.wire: list[WireLine] = []
+        self.elicitations: list[Any] = []  # params handed to the elicitation callback
+        self.elicit_reply: Any = types.ElicitResult(action="cancel")
 
     async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.log_messages.append(params)
+
+    async def on_elicit(self, context: Any, params: Any) -> Any:
+        self.elicitations.append(params)
+        return self.elicit_reply
 
     def new_errlog(self) -> TextIO:
         log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self.stderr_logs.append(log)
         return log
 
-    def params(self) -> StdioServerParameters:
+    def params(self, argv: list[str] | None = None) -> StdioServerParameters:
+        argv = argv or self.argv
         # The whole environment is passed (the SDK would otherwise keep only HOME, PATH, ...).
-        return StdioServerParameters(command=self.argv[0], args=self.argv[1:], env=self.env)
+        return StdioServerParameters(command=argv[0], args=argv[1:], env=self.env)
+
+    def transport(self, label: str, argv: list[str] | None = None) -> TeeTransport:
+        """A recorded stdio transport to a new server process (``argv``: another command line)."""
+        return TeeTransport(stdio_client(self.params(argv), errlog=self.new_errlog()), self.wire, label)
 
     async def close(self) -> None:
-        stack, self.stack, self.session = self.stack, None, None
+        stack, self.stack, self.session, self.client = self.stack, None, None, None
         if stack is not None:
             try:
                 await stack.aclose()
             except Exception as exc:  # noqa: BLE001 - teardown noise must not kill the run
-                print(f"# closing the server connection raised {type(exc).__name__}: {exc}", flush=True)
+                print(f"# closing the {self.mode} server connection raised {type(exc).__name__}: {exc}", flush=True)
 
     async def start(self, *, initialize: bool, budget: float) -> None:
         await self.close()
         self.starts += 1
+        label = f"main{self.starts}"
         stack = AsyncExitStack()
         await stack.__aenter__()
+        client = None
         try:
-            read, write = await stack.enter_async_context(stdio_client(self.params(), errlog=self.new_errlog()))
-            session = await stack.enter_async_context(
-                ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT, logging_callback=self.on_log)
-            )
+            if self.mode == LEGACY:
+                read, write = await stack.enter_async_context(self.transport(label))
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT, logging_callback=self.on_log)
+                )
+            else:
+                client = Client(  # no mode=: the default, "auto"
+                    self.transport(label),
+                    read_timeout_seconds=REQUEST_READ_TIMEOUT,
+                    logging_callback=self.on_log,
+                    elicitation_callback=self.on_elicit,
+                )
+                await stack.enter_async_context(client)
+                session = client.session
+                if session.protocol_version != MODERN_VERSION or session.discover_result is None:
+                    how = "fell back to initialize" if session.initialize_result is not None else "adopted"
+                    raise RuntimeError(
+                        f"mcp.Client default mode {how} {session.protocol_version!r}, not {MODERN_VERSION} via server/discover"
+                    )
         except BaseException:
             await stack.aclose()
             raise
-        self.stack, self.session, self.broken = stack, session, None
-        if initialize:
+        self.stack, self.session, self.client, self.broken = stack, session, client, None
+        if initialize and self.mode == LEGACY:
             try:
                 with anyio.fail_after(budget):
                     await session.initialize()
@@ -411,6 +657,16 @@ class HandshakeConnection:
 # --------------------------------------------------------------------------- runner
 
 
+def exc_text(exc: BaseException) -> str:
+    """``Type: message``, looking through (nested) exception groups of one exception (anyio task groups)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return f"MCPError code={exc.code} message={exc.message!r} data={exc.data!r}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+
 class Runner:
     def __init__(self) -> None:
         self.start = time.monotonic()
@@ -418,40 +674,62 @@ class Runner:
         self.passed = 0
         self.failed = 0
         self.skipped = 0
+        self.tally: dict[str, list[int]] = {}  # mode -> [passed, failed, skipped]
 
     def budget(self) -> float:
         return min(CHECK_TIMEOUT, self.deadline - time.monotonic())
 
+    def _count(self, name: str, i: int) -> None:
+        self.tally.setdefault(name.split(".", 1)[0], [0, 0, 0])[i] += 1
+
     def ok(self, name: str, note: str | None = None) -> None:
         self.passed += 1
+        self._count(name, 0)
         print(f"ok  {name}" + (f" ({note})" if note else ""), flush=True)
 
     def fail(self, name: str, detail: str) -> None:
         self.failed += 1
+        self._count(name, 1)
         detail = " ".join(detail.split()) if "\n" in detail else detail
         print(f"FAIL {name}: {detail}", flush=True)
 
     def skip(self, name: str, reason: str) -> None:
         self.skipped += 1
+        self._count(name, 2)
         print(f"skip {name}: {reason}", flush=True)
 
-    async def run(self, name: str, fn: Callable[[], Awaitable[str | None]], conn: HandshakeConnection | None) -> None:
+    async def run(self, name: str, fn: Callable[[], Awaitable[str | None]], conn: Connection) -> None:
+        mark = len(conn.wire)
+        before = self.failed
+        try:
+            await self._run(name, fn, conn)
+        finally:
+            if self.failed > before:
+                lines = conn.wire[mark:]
+                if lines:
+                    shown = lines[-WIRE_LINES_ON_FAILURE:]
+                    print(f"#   wire of {name} (last {len(shown)} of {len(lines)} messages):", flush=True)
+                    for label, direction, text in shown:
+                        cut = text if len(text) <= WIRE_LINE_CHARS else text[:WIRE_LINE_CHARS] + "..."
+                        print(f"#     {label} {direction} {cut}", flush=True)
+
+    async def _run(self, name: str, fn: Callable[[], Awaitable[str | None]], conn: Connection) -> None:
         budget = self.budget()
         if budget <= 0:
             self.fail(name, f"not run: the whole-run budget of {TOTAL_TIMEOUT:.0f}s is used up")
             return
-        if conn is not None and conn.fatal is not None:
+        if conn.fatal is not None:
             self.fail(name, conn.fatal)
             return
-        if conn is not None and conn.broken is not None:
+        if conn.broken is not None:
             reason = conn.broken
             first = conn.starts == 0
             if conn.failed_restarts >= MAX_FAILED_RESTARTS:
-                conn.fatal = f"gave up after {conn.failed_restarts} failed server restarts (last: {reason})"
+                conn.fatal = f"gave up after {conn.failed_restarts} failed server starts (last: {reason})"
                 self.fail(name, conn.fatal)
                 return
             if not first:
-                print(f"# server connection unusable ({reason}); restarting the server", flush=True)
+                print(f"# {conn.mode} server connection unusable ({reason}); restarting the server", flush=True)
             try:
                 await conn.start(initialize=not first, budget=budget)
             except TimeoutError:
@@ -464,8 +742,9 @@ class Runner:
                 return
             except Exception as exc:  # noqa: BLE001
                 conn.failed_restarts += 1
+                conn.broken = f"start failed: {exc_text(exc)}"
                 what = "could not start the server" if first else f"connection lost ({reason}); restart failed"
-                self.fail(name, f"{what}: {type(exc).__name__}: {exc}")
+                self.fail(name, f"{what}: {exc_text(exc)}")
                 return
             conn.failed_restarts = 0
             budget = self.budget()
@@ -480,34 +759,48 @@ class Runner:
         except CheckFailed as exc:
             self.fail(name, str(exc))
         except TimeoutError:
-            if conn is not None:
-                conn.broken = f"check {name} timed out"
+            conn.broken = f"check {name} timed out"
             self.fail(name, f"timed out after {budget:.0f}s")
         except MCPError as exc:
-            if conn is not None and exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 conn.broken = f"{exc.message} (code {exc.code})"
             if exc.code == CONNECTION_CLOSED:
                 self.fail(name, "the server closed the connection (crashed or exited?); its stderr tail follows at the end")
             else:
                 self.fail(name, f"unexpected MCPError code={exc.code} message={exc.message!r} data={exc.data!r}")
         except Exception as exc:  # noqa: BLE001 - any other exception is this check's failure
-            self.fail(name, f"{type(exc).__name__}: {exc}")
+            self.fail(name, exc_text(exc))
         else:
             self.ok(name, note)
 
 
-# --------------------------------------------------------------------------- checks (handshake era)
+# --------------------------------------------------------------------------- checks (both eras)
 
 
-def handshake_checks(
-    conn: HandshakeConnection, page_size: int | None, unpaginated_argv: list[str]
+def mode_checks(
+    conn: Connection, page_size: int | None, unpaginated_argv: list[str]
 ) -> list[tuple[str, Callable[[], Awaitable[str | None]]]]:
-    """The checks on the main connection; ``page_size`` (None: the server does not paginate)
-    adds the pagination checks, which compare against a server run as ``unpaginated_argv``."""
+    """The checks of one mode (names without the mode prefix); ``page_size`` (None: the server
+    does not paginate) adds the pagination checks, which compare against a server run as
+    ``unpaginated_argv`` in the same era."""
+    modern = conn.mode == MODERN
+    expected_lists = EXPECTED_LISTS[conn.mode]
 
     def s() -> ClientSession:
         assert conn.session is not None
         return conn.session
+
+    def c() -> Client:
+        assert conn.client is not None
+        return conn.client
+
+    def removed() -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            raise Skip(REMOVED)
+
+        return check
+
+    # ----------------------------------------------------------------- connecting
 
     async def initialize() -> None:
         result = await s().initialize()
@@ -518,6 +811,54 @@ def handshake_checks(
         p.expect(result.capabilities.tools is not None, "capabilities.tools missing")
         p.expect(result.capabilities.resources is not None, "capabilities.resources missing")
         p.done()
+
+    async def connect_default_mode() -> str:
+        """``Client.__aenter__`` (mode "auto") already ran in ``Connection.start``; inspect what it did."""
+        client, session = c(), s()
+        p = Problems()
+        p.eq(client.mode, "auto", "Client.mode (the default)")
+        p.eq(session.protocol_version, MODERN_VERSION, "session.protocol_version")
+        p.eq(client.protocol_version, MODERN_VERSION, "Client.protocol_version")
+        p.expect(session.initialize_result is None, f"an initialize result is set: {session.initialize_result!r}")
+        d = session.discover_result
+        if not p.expect(d is not None, "no discover result: server/discover's answer was not adopted"):
+            p.done()
+        assert d is not None
+        p.eq(d.supported_versions, [MODERN_VERSION], "discover supportedVersions")
+        p.eq(d.result_type, "complete", "discover resultType")
+        p.eq((d.ttl_ms, d.cache_scope), (0, "private"), "discover (ttlMs, cacheScope)")
+        p.expect(session.server_capabilities is d.capabilities, "server_capabilities is not the discover result's")
+        p.expect(d.capabilities.tools is not None, "capabilities.tools missing")
+        p.expect(d.capabilities.resources is not None, "capabilities.resources missing")
+        p.eq(session.instructions, INSTRUCTIONS, "instructions (from discover)")
+        p.eq(session.server_info.name if session.server_info else None, "Bookshop", "serverInfo stamp name")
+        # On the wire: the first request on this process was the probe, and no handshake followed.
+        sent = requests_sent(conn.wire, label_prefix=f"main{conn.starts}")
+        p.expect(bool(sent), "no request recorded on the wire")
+        if sent:
+            first = sent[0]
+            p.eq(first.get("method"), "server/discover", "first request's method")
+            p.eq(meta_of(first).get(PROTOCOL_VERSION_META_KEY), MODERN_VERSION, "probe _meta protocolVersion")
+            answer = answer_to(conn.wire, first)
+            p.expect(answer is not None and "result" in answer, f"server/discover answer: {answer!r}")
+        p.eq([m["method"] for m in sent if m["method"] == "initialize"], [], "initialize requests sent")
+        p.done()
+        return f"adopted {session.protocol_version} from server/discover"
+
+    async def initialize_refused() -> str:
+        """The handshake on a connection already serving 2026-07-28 (``session.initialize()`` still sends it)."""
+        exc = await expect_protocol_error(
+            s().initialize(),
+            code=-32022,
+            message="connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
+            data={"supported": [MODERN_VERSION], "requested": HANDSHAKE_VERSION},
+        )
+        p = Problems()
+        p.eq(s().protocol_version, MODERN_VERSION, "session.protocol_version after the refused handshake")
+        p.done()
+        return f"code {exc.code}" if exc else ""
+
+    # ----------------------------------------------------------------- tools
 
     async def tools_list_names() -> None:
         names = [t.name for t in await list_all(s(), "tools")]
@@ -607,6 +948,8 @@ def handshake_checks(
     async def unknown_tool() -> None:
         await expect_protocol_error(s().call_tool("nope", {}), code=-32602, message="Unknown tool: nope")
 
+    # ----------------------------------------------------------------- resources
+
     async def resources_list_catalog() -> None:
         resources = await list_all(s(), "resources")
         found = [r for r in resources if r.uri == "books://catalog"]
@@ -665,12 +1008,20 @@ def handshake_checks(
         if not isinstance(result, types.EmptyResult):
             raise CheckFailed(f"unexpected ping result {result!r}")
 
+    def method_not_found(method: str, send: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[None]]:
+        """A method 2026-07-28 removed, sent anyway on the modern connection (enveloped)."""
+
+        async def check() -> None:
+            await expect_protocol_error(send(), code=-32601, message="Method not found", data=method)
+
+        return check
+
     # ----------------------------------------------------------------- capabilities and lists
 
     async def capabilities_prompts_completions_logging() -> None:
         caps = s().server_capabilities
         if caps is None:
-            raise CheckFailed("session has no server capabilities after initialize")
+            raise CheckFailed("session has no server capabilities after connecting")
         p = Problems()
         p.expect(caps.prompts is not None, "capabilities.prompts missing")
         p.expect(caps.completions is not None, "capabilities.completions missing")
@@ -679,7 +1030,7 @@ def handshake_checks(
 
     async def lists_items_in_order() -> str:
         p = Problems()
-        for kind, want in EXPECTED_LISTS.items():
+        for kind, want in expected_lists.items():
             p.eq(keys(kind, await list_all(s(), kind)), want, kind)
         p.done()
         return "walked page by page" if page_size else "one page each"
@@ -705,23 +1056,32 @@ def handshake_checks(
             for i, page in enumerate(pages, 1):
                 n = len(items(page))
                 p.expect(n <= page_size, f"page {i} has {n} items, more than the page size {page_size}")
-            p.eq(keys(kind, [it for page in pages for it in items(page)]), EXPECTED_LISTS[kind], f"{kind} walked to the end")
+            p.eq(keys(kind, [it for page in pages for it in items(page)]), expected_lists[kind], f"{kind} walked to the end")
             p.done()
             return f"{len(pages)} pages: {[keys(kind, items(page)) for page in pages]}"
 
         return check
 
     async def paginated_walk_matches_unpaginated_server() -> str:
-        """The same server without --page-size, listed in one request each, item for item."""
-        params = StdioServerParameters(command=unpaginated_argv[0], args=unpaginated_argv[1:], env=conn.env)
+        """The same server without --page-size, in the same era, listed in one request each, item for item."""
         p = Problems()
-        async with stdio_client(params, errlog=conn.new_errlog()) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT) as ref:
-                await ref.initialize()
-                for kind in LIST_KINDS:
-                    whole = await list_page(ref, kind)
-                    p.expect(whole.next_cursor is None, f"{kind}: unpaginated server sent nextCursor {whole.next_cursor!r}")
-                    p.eq(dump_items(await list_all(s(), kind)), dump_items(LIST_KINDS[kind][1](whole)), f"{kind} items")
+
+        async def compare(ref: ClientSession) -> None:
+            for kind in LIST_KINDS:
+                whole = await list_page(ref, kind)
+                p.expect(whole.next_cursor is None, f"{kind}: unpaginated server sent nextCursor {whole.next_cursor!r}")
+                p.eq(dump_items(await list_all(s(), kind)), dump_items(LIST_KINDS[kind][1](whole)), f"{kind} items")
+
+        transport = conn.transport("ref", unpaginated_argv)
+        if modern:
+            async with Client(transport, read_timeout_seconds=REQUEST_READ_TIMEOUT) as ref_client:
+                p.eq(ref_client.protocol_version, MODERN_VERSION, "reference connection's protocol version")
+                await compare(ref_client.session)
+        else:
+            async with transport as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT) as ref:
+                    await ref.initialize()
+                    await compare(ref)
         p.done()
         return f"reference: {shlex.join(unpaginated_argv)}"
 
@@ -736,7 +1096,8 @@ def handshake_checks(
     async def tools_cursor_rejected_by_other_lists() -> str:
         cursor = (await list_page(s(), "tools")).next_cursor
         if cursor is None:
-            raise CheckFailed(f"tools/list page 1 has no nextCursor with page size {page_size} and 4 tools")
+            n = len(expected_lists["tools"])
+            raise CheckFailed(f"tools/list page 1 has no nextCursor with page size {page_size} and {n} tools")
         p = Problems()
         for kind in ("prompts", "resources", "resource_templates"):
             sub = Problems()
@@ -817,20 +1178,45 @@ def handshake_checks(
         return f"message {exc.message!r}" if exc is not None else ""
 
     async def settle() -> None:
-        """Every notification sent before a ping's answer has been dispatched; let its task run."""
-        await s().send_ping()
+        """Every notification sent before a round trip's answer has been dispatched; let its task run.
+        (The handshake era uses ping; 2026-07-28 has none, so prompts/list.)"""
+        if modern:
+            await s().list_prompts()
+        else:
+            await s().send_ping()
         await anyio.sleep(0.2)
 
-    async def count_logs_info() -> None:
-        conn.log_messages.clear()
-        result = await s().call_tool("count", {"n": 2})
-        await wait_until(lambda: bool(conn.log_messages))
-        await settle()
-        p = Problems()
-        expect_success(result, p, first_text="counted 2", structured=None)
-        got = [(m.level, m.logger, m.data) for m in conn.log_messages]
-        p.eq(got, [("info", "bookshop", "counting done")], "log messages (level, logger, data)")
-        p.done()
+    def logs() -> list[tuple[Any, Any, Any]]:
+        return [(m.level, m.logger, m.data) for m in conn.log_messages]
+
+    async def call_count(n: int, level: str | None = None) -> tuple[types.CallToolResult, dict[str, Any] | None]:
+        """``count`` once; in modern mode ``level`` is the per-request ``_meta`` log level (None: no
+        opt-in). Returns the result and the ``tools/call`` request as it went on the wire."""
+        mark = len(conn.wire)
+        meta = {LOG_LEVEL_META_KEY: level} if (modern and level is not None) else None
+        result = await s().call_tool("count", {"n": n}, meta=meta)  # type: ignore[arg-type]
+        sent = requests_sent(conn.wire[mark:], "tools/call")
+        return result, (sent[0] if sent else None)
+
+    def count_logs(level: str | None, want: list[tuple[str, str, str]]) -> Callable[[], Awaitable[str | None]]:
+        async def check() -> str | None:
+            conn.log_messages.clear()
+            result, request = await call_count(2, level)
+            if want:
+                await wait_until(lambda: bool(conn.log_messages))
+            await settle()
+            p = Problems()
+            expect_success(result, p, first_text="counted 2", structured=None)
+            p.eq(logs(), want, "log messages (level, logger, data)")
+            note = None
+            if modern:
+                on_wire = meta_of(request or {}).get(LOG_LEVEL_META_KEY, "<absent>")
+                p.eq(on_wire, level if level is not None else "<absent>", "tools/call _meta logLevel on the wire")
+                note = f"_meta logLevel {on_wire}"
+            p.done()
+            return note
+
+        return check
 
     async def count_progress_1_2_3() -> None:
         seen: list[tuple[float, float | None, str | None]] = []
@@ -853,15 +1239,212 @@ def handshake_checks(
         await settle()
         p = Problems()
         expect_success(result, p, first_text="counted 1", structured=None)
-        p.eq([(m.level, m.logger, m.data) for m in conn.log_messages], [], "log messages at level error")
+        p.eq(logs(), [], "log messages at level error")
         await set_level("info")  # back to the default
         p.done()
 
-    count_err = "Invalid arguments for tool count: /n"
+    async def client_log_level_option() -> str:
+        """``Client(log_level="info")``: the per-client default stamped on every modern request."""
+        seen: list[types.LoggingMessageNotificationParams] = []
 
+        async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+            seen.append(params)
+
+        mark = len(conn.wire)
+        p = Problems()
+        async with Client(
+            conn.transport("aux"), read_timeout_seconds=REQUEST_READ_TIMEOUT, log_level="info", logging_callback=on_log
+        ) as client:
+            p.eq(client.protocol_version, MODERN_VERSION, "protocol version")
+            await list_all(client.session, "tools")  # so call_tool's output validation knows count on any page size
+            result = await client.call_tool("count", {"n": 1})
+            await wait_until(lambda: bool(seen))
+            await client.session.list_prompts()
+            await anyio.sleep(0.2)
+        expect_success(result, p, first_text="counted 1", structured=None)
+        p.eq([(m.level, m.logger, m.data) for m in seen], [("info", "bookshop", "counting done")], "log messages")
+        calls = requests_sent(conn.wire[mark:], "tools/call")
+        p.eq([meta_of(m).get(LOG_LEVEL_META_KEY, "<absent>") for m in calls], ["info"], "tools/call _meta logLevel")
+        p.done()
+        return "log_level stamped on the request's _meta"
+
+    # ----------------------------------------------------------------- reserve (MRTR, 2026-07-28 only)
+
+    async def tools_list_has_no_reserve() -> None:
+        names = [t.name for t in await list_all(s(), "tools")]
+        if "reserve" in names:
+            raise CheckFailed(f"reserve listed in the handshake era: {names}")
+
+    async def call_reserve_unknown_tool() -> None:
+        await expect_protocol_error(
+            s().call_tool("reserve", {"title": "Dune"}), code=-32602, message="Unknown tool: reserve"
+        )
+
+    async def tools_list_reserve_schema() -> None:
+        t = await tool("reserve")
+        p = Problems()
+        props = t.input_schema.get("properties") or {}
+        p.eq((props.get("title") or {}).get("type"), "string", "inputSchema.properties.title.type")
+        p.expect("title" in (t.input_schema.get("required") or []), f"inputSchema.required lacks title: {t.input_schema!r}")
+        p.eq(t.output_schema, None, "outputSchema")
+        p.done()
+
+    def check_elicitation(p: Problems, title: str) -> None:
+        if not p.eq(len(conn.elicitations), 1, "elicitation callback calls"):
+            return
+        params = conn.elicitations[0]
+        p.expect(isinstance(params, types.ElicitRequestFormParams), f"callback params {params!r}, expected a form")
+        p.eq(getattr(params, "message", None), f"Reserve {title}?", "elicitation message")
+        schema = getattr(params, "requested_schema", None) or {}
+        p.eq(schema.get("type"), "object", "requested_schema.type")
+        p.eq(((schema.get("properties") or {}).get("confirm") or {}).get("type"), "boolean", "requested_schema confirm.type")
+        p.eq(schema.get("required"), ["confirm"], "requested_schema.required")
+
+    def reserve_via_callback(title: str, reply: Any, want_text: str, action: str) -> Callable[[], Awaitable[str]]:
+        """``Client.call_tool`` drives the round trip: first call, callback, retry with the answer."""
+
+        async def check() -> str:
+            conn.elicitations.clear()
+            conn.elicit_reply = reply
+            mark = len(conn.wire)
+            result = await c().call_tool("reserve", {"title": title})
+            p = Problems()
+            expect_success(result, p, first_text=want_text, structured=None)
+            if not result.is_error:
+                p.eq(texts(result, p), [want_text], "content texts")
+            check_elicitation(p, title)
+            lines = conn.wire[mark:]
+            calls = requests_sent(lines, "tools/call")
+            if p.eq(len(calls), 2, "tools/call requests on the wire"):
+                first, retry = calls
+                answer = answer_to(lines, first) or {}
+                first_result = answer.get("result") or {}
+                p.eq(first_result.get("resultType"), "input_required", "first answer's resultType")
+                p.eq(list((first_result.get("inputRequests") or {}).keys()), ["confirm"], "inputRequests keys")
+                state = first_result.get("requestState")
+                p.expect(isinstance(state, str) and state != "", f"requestState {state!r}")
+                p.expect(
+                    "requestState" not in first["params"] and "inputResponses" not in first["params"],
+                    f"first call already carried MRTR fields: {first['params']!r}",
+                )
+                p.eq(retry["params"].get("requestState"), state, "retry requestState (echoed)")
+                p.eq(((retry["params"].get("inputResponses") or {}).get("confirm") or {}).get("action"), action, "retry inputResponses.confirm.action")
+                p.expect(retry.get("id") != first.get("id"), "retry reused the first call's id")
+            p.done()
+            return f"callback answered {action}; 2 tools/call"
+
+        return check
+
+    async def reserve_unknown_title() -> None:
+        conn.elicitations.clear()
+        conn.elicit_reply = types.ElicitResult(action="accept", content={"confirm": True})
+        result = await c().call_tool("reserve", {"title": "Nothing"})
+        p = Problems()
+        expect_tool_error(result, p, exact=f"Error executing tool reserve: {NOT_FOUND}")
+        p.eq(len(conn.elicitations), 0, "elicitation callback calls")
+        p.done()
+
+    async def reserve_manual_round_trip() -> str:
+        """``ClientSession.call_tool(..., allow_input_required=True)``: the caller drives MRTR itself."""
+        p = Problems()
+        try:
+            await s().call_tool("reserve", {"title": "Dune"})
+            p.add("session.call_tool without allow_input_required did not raise")
+        except RuntimeError as exc:
+            p.expect("InputRequiredResult" in str(exc), f"unexpected RuntimeError {exc}")
+        first = await s().call_tool("reserve", {"title": "Dune"}, allow_input_required=True)
+        if not isinstance(first, types.InputRequiredResult):
+            raise CheckFailed(f"expected InputRequiredResult, got {describe(first)}")
+        requests = first.input_requests or {}
+        p.eq(list(requests), ["confirm"], "input_requests keys")
+        req = requests.get("confirm")
+        if p.expect(isinstance(req, types.ElicitRequest), f"input_requests['confirm'] is {req!r}"):
+            p.eq(req.params.message, "Reserve Dune?", "message")
+        p.expect(isinstance(first.request_state, str) and bool(first.request_state), f"request_state {first.request_state!r}")
+        accept = types.ElicitResult(action="accept", content={"confirm": True})
+        result = await s().call_tool(
+            "reserve", {"title": "Dune"}, input_responses={"confirm": accept}, request_state=first.request_state
+        )
+        expect_success(result, p, first_text="Reserved Dune", structured=None)
+        # A state the server did not issue for this request is refused.
+        state = first.request_state or ""
+        tampered = state[:-1] + ("A" if state[-1:] != "A" else "B")
+        sub = Problems()
+        await expect_protocol_error(
+            s().call_tool("reserve", {"title": "Dune"}, input_responses={"confirm": accept}, request_state=tampered),
+            code=-32602,
+            message="Invalid requestState: it was altered, or issued for another request",
+            p=sub,
+        )
+        p.items += [f"tampered requestState: {m}" for m in sub.items]
+        p.done()
+        return f"requestState of {len(state)} chars"
+
+    async def reserve_without_elicitation_capability() -> str:
+        """A client built without an elicitation callback declares no elicitation capability."""
+        mark = len(conn.wire)
+        p = Problems()
+        async with Client(conn.transport("aux"), read_timeout_seconds=REQUEST_READ_TIMEOUT) as bare:
+            p.eq(bare.protocol_version, MODERN_VERSION, "protocol version")
+            await expect_protocol_error(
+                bare.call_tool("reserve", {"title": "Dune"}),
+                code=-32021,
+                message="Missing required client capability: elicitation",
+                data={"requiredCapabilities": {"elicitation": {}}},
+                p=p,
+            )
+        calls = requests_sent(conn.wire[mark:], "tools/call")
+        caps = [meta_of(m).get(CLIENT_CAPABILITIES_META_KEY) for m in calls]
+        p.expect(len(caps) == 1 and isinstance(caps[0], dict), f"tools/call clientCapabilities {caps!r}")
+        p.expect(all("elicitation" not in (cap or {}) for cap in caps), f"elicitation declared anyway: {caps!r}")
+        p.done()
+        return f"clientCapabilities {caps[0] if caps else None!r}"
+
+    # ----------------------------------------------------------------- the wire, era by era
+
+    async def wire_era_consistent() -> str:
+        sent = requests_sent(conn.wire, label_prefix="main")
+        p = Problems()
+        enveloped = [m for m in sent if PROTOCOL_VERSION_META_KEY in meta_of(m)]
+        if modern:
+            # Every request but the deliberate cross-era initialize carries the full envelope.
+            others = [m for m in sent if m["method"] != "initialize"]
+            bad = [
+                m["method"]
+                for m in others
+                if meta_of(m).get(PROTOCOL_VERSION_META_KEY) != MODERN_VERSION
+                or not isinstance(meta_of(m).get(CLIENT_CAPABILITIES_META_KEY), dict)
+            ]
+            p.eq(bad, [], "requests without the 2026-07-28 envelope")
+            p.eq(
+                sum(1 for m in sent if m["method"] == "initialize"),
+                1,
+                "initialize requests (only initialize_refused_on_modern_connection sends one)",
+            )
+            firsts = {}
+            for label, m in parsed(conn.wire, "->", "main"):
+                if "id" in m and "method" in m:
+                    firsts.setdefault(label, m["method"])
+            p.eq(sorted(set(firsts.values())), ["server/discover"], "first request of each server process")
+            note = f"{len(others)} enveloped requests"
+        else:
+            p.eq([m["method"] for m in enveloped], [], "requests carrying the 2026-07-28 envelope")
+            p.eq([m["method"] for m in sent if m["method"] == "server/discover"], [], "server/discover requests")
+            p.eq(sent[0]["method"] if sent else None, "initialize", "first request")
+            if sent and sent[0]["method"] == "initialize":
+                p.eq(sent[0]["params"].get("protocolVersion"), HANDSHAKE_VERSION, "initialize protocolVersion")
+            note = f"{len(sent)} requests, none enveloped"
+        p.done()
+        return note
+
+    # ----------------------------------------------------------------- the list
+
+    count_err = "Invalid arguments for tool count: /n"
     top_err = "Invalid arguments for tool top:"
+    no_log: list[tuple[str, str, str]] = []
+    info_log = [("info", "bookshop", "counting done")]
     checks: list[tuple[str, Callable[[], Awaitable[str | None]]]] = [
-        ("initialize", initialize),
+        ("connect_default_mode", connect_default_mode) if modern else ("initialize", initialize),
         ("tools_list_names_and_order", tools_list_names),
         ("tools_list_get_author_schemas", tools_list_get_author_schemas),
         ("tools_list_top_schema", tools_list_top_schema),
@@ -893,7 +1476,7 @@ def handshake_checks(
             "read_percent_encoded_title",
             read_error("books://Dune%20Messiah", "No book titled 'Dune Messiah' in the catalog."),
         ),
-        ("ping", ping),
+        ("ping", removed() if modern else ping),
         # prompts, completion, logging, progress (the bookshop's later additions)
         ("capabilities_prompts_completions_logging", capabilities_prompts_completions_logging),
         ("lists_items_in_order", lists_items_in_order),
@@ -905,11 +1488,21 @@ def handshake_checks(
         ("complete_genre_empty_all_in_order", complete(genre_ref, "genre", "", GENRES)),
         ("complete_genre_CY_case_insensitive", complete(genre_ref, "genre", "CY", ["cyberpunk"])),
         ("complete_template_title_N", complete(title_ref, "title", "N", ["Neuromancer"])),
-        ("set_logging_level_debug", set_logging_level_debug),
-        ("set_logging_level_invalid_is_protocol_error", set_logging_level_invalid),
-        ("call_count_logs_info", count_logs_info),
+        ("set_logging_level_debug", removed() if modern else set_logging_level_debug),
+        ("set_logging_level_invalid_is_protocol_error", removed() if modern else set_logging_level_invalid),
+        # Handshake era: after setLevel debug. 2026-07-28: the request's own _meta logLevel.
+        ("call_count_logs_info", count_logs("info", info_log)),
         ("call_count_progress_1_2_3", count_progress_1_2_3),
-        ("call_count_no_log_after_set_level_error", count_silent_after_set_level_error),
+        ("call_count_no_log_after_set_level_error", removed() if modern else count_silent_after_set_level_error),
+    ]
+    if modern:
+        checks += [
+            ("call_count_no_log_without_log_level", count_logs(None, no_log)),
+            ("call_count_logs_at_log_level_debug", count_logs("debug", info_log)),
+            ("call_count_no_log_at_log_level_error", count_logs("error", no_log)),
+            ("client_log_level_option_info", client_log_level_option),
+        ]
+    checks += [
         ("call_count_0_below_minimum", rejected("count", {"n": 0}, prefix=count_err)),
         ("call_count_11_above_maximum", rejected("count", {"n": 11}, prefix=count_err)),
         ("list_garbage_cursor_is_protocol_error", garbage_cursor_rejected),
@@ -922,35 +1515,30 @@ def handshake_checks(
         ]
     else:
         checks.append(("lists_have_no_next_cursor", lists_have_no_next_cursor))
+    accept = types.ElicitResult(action="accept", content={"confirm": True})
+    decline = types.ElicitResult(action="decline")
+    if modern:
+        checks += [
+            ("tools_list_reserve_schema", tools_list_reserve_schema),
+            ("call_reserve_accept", reserve_via_callback("Dune", accept, "Reserved Dune", "accept")),
+            ("call_reserve_decline", reserve_via_callback("Dune", decline, "Not reserved: Dune", "decline")),
+            ("call_reserve_unknown_title_is_tool_error", reserve_unknown_title),
+            ("call_reserve_manual_round_trip", reserve_manual_round_trip),
+            ("call_reserve_without_elicitation_capability", reserve_without_elicitation_capability),
+            ("removed_ping_is_method_not_found", method_not_found("ping", lambda: s().send_ping())),
+            (
+                "removed_logging_set_level_is_method_not_found",
+                method_not_found("logging/setLevel", lambda: set_level("info")),
+            ),
+            ("initialize_refused_on_modern_connection", initialize_refused),
+        ]
+    else:
+        checks += [
+            ("tools_list_has_no_reserve", tools_list_has_no_reserve),
+            ("call_reserve_is_unknown_tool", call_reserve_unknown_tool),
+        ]
+    checks.append(("wire_era_consistent", wire_era_consistent))
     return checks
-
-
-# --------------------------------------------------------------------------- default (auto) mode
-
-
-async def default_mode_connect(conn: HandshakeConnection) -> str:
-    """A second connection through the high-level ``mcp.Client`` with its default ``mode="auto"``."""
-    transport = stdio_client(conn.params(), errlog=conn.new_errlog())
-    async with Client(transport, read_timeout_seconds=REQUEST_READ_TIMEOUT) as client:  # mode="auto" by default
-        session = client.session
-        p = Problems()
-        if session.initialize_result is not None:
-            era = f"server/discover not accepted, fell back to initialize: {session.protocol_version}"
-            p.expect(
-                session.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS,
-                f"handshake negotiated {session.protocol_version!r}",
-            )
-            p.eq(session.protocol_version, HANDSHAKE_VERSION, "negotiated protocolVersion")
-            p.eq(session.server_info.name if session.server_info else None, "Bookshop", "serverInfo.name")
-        elif session.discover_result is not None:
-            era = f"modern era via server/discover: {session.protocol_version}"
-            p.expect(session.protocol_version in MODERN_PROTOCOL_VERSIONS, f"adopted {session.protocol_version!r}")
-        else:  # pragma: no cover - Client.__aenter__ always sets one of the two
-            raise CheckFailed("neither initialize nor discover result after connecting")
-        names = [t.name for t in (await client.list_tools()).tools]
-        p.expect("get_author" in names, f"tools/list lacks get_author: {names}")
-        p.done()
-        return era
 
 
 # --------------------------------------------------------------------------- main
@@ -990,7 +1578,7 @@ def start_watchdog(runner: Runner, seconds: float) -> None:
     timer.start()
 
 
-def print_stderr_tails(conn: HandshakeConnection, lines: int = 15) -> None:
+def print_stderr_tails(conn: Connection, lines: int = 15) -> None:
     for i, log in enumerate(conn.stderr_logs, 1):
         try:
             log.flush()
@@ -999,28 +1587,36 @@ def print_stderr_tails(conn: HandshakeConnection, lines: int = 15) -> None:
         except (OSError, ValueError):
             continue
         if tail:
-            print(f"# server stderr, process {i} of {len(conn.stderr_logs)} (last {len(tail)} lines):", flush=True)
+            print(f"# {conn.mode} server stderr, process {i} of {len(conn.stderr_logs)} (last {len(tail)} lines):", flush=True)
             for line in tail:
                 print(f"#   {line}", flush=True)
 
 
+MODE_BANNERS = {
+    LEGACY: f"plain ClientSession + initialize (handshake era, {HANDSHAKE_VERSION})",
+    MODERN: f'mcp.Client, default mode="auto" (server/discover; must adopt {MODERN_VERSION})',
+}
+
+
 async def run_all(argv: list[str], page_size: int | None) -> Runner:
     runner = Runner()
-    conn = HandshakeConnection(argv, dict(os.environ))
+    conns = [Connection(argv, dict(os.environ), mode) for mode in (LEGACY, MODERN)]
     start_watchdog(runner, TOTAL_TIMEOUT + 30)
     with anyio.move_on_after(TOTAL_TIMEOUT + 15) as overall:
-        try:
-            for name, fn in handshake_checks(conn, page_size, without_page_size(argv)):
-                await runner.run(name, fn, conn)
-        finally:
-            # No shielding CancelScope here: the session's task groups must be exited as the
-            # innermost scope (anyio nesting rule); stdio_client shields its own bounded shutdown.
-            await conn.close()
-        await runner.run("default_mode_connect", lambda: default_mode_connect(conn), None)
+        for conn in conns:
+            print(f"# mode {conn.mode}: {MODE_BANNERS[conn.mode]}", flush=True)
+            try:
+                for name, fn in mode_checks(conn, page_size, without_page_size(argv)):
+                    await runner.run(f"{conn.mode}.{name}", fn, conn)
+            finally:
+                # No shielding CancelScope here: the session's task groups must be exited as the
+                # innermost scope (anyio nesting rule); stdio_client shields its own bounded shutdown.
+                await conn.close()
     if overall.cancelled_caught:
         runner.fail("overall", f"the run exceeded {TOTAL_TIMEOUT + 15:.0f}s and was cancelled")
     if runner.failed:
-        print_stderr_tails(conn)
+        for conn in conns:
+            print_stderr_tails(conn)
     return runner
 
 
@@ -1056,7 +1652,8 @@ def without_page_size(argv: list[str]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(
-        description="Drive the picomcp bookshop server with the official MCP Python SDK client (mcp==2.3.0).",
+        description="Drive the picomcp bookshop server with the official MCP Python SDK client (mcp==2.3.0), "
+        "once in the handshake era and once in the SDK's default (2026-07-28) mode.",
         epilog='Server command: --server "CMD ARGS" (shell-style), or after "--", or env PICOMCP_SERVER.',
     )
     parser.add_argument("--server", help='server command line, split like a shell would (e.g. "target/release/examples/bookshop")')
@@ -1091,9 +1688,12 @@ def main() -> int:
         print(f"# pagination: page size {page_size}; lists are walked page by page", flush=True)
     else:
         print("# pagination: none; every list must come back whole, without nextCursor", flush=True)
-    # set_logging_level is deprecated for 2026-07-28 but is the handshake era's API.
+    # set_logging_level is deprecated for 2026-07-28 but is the handshake era's API (and the
+    # modern checks send it on purpose to see it refused).
     warnings.filterwarnings("ignore", message="The logging capability is deprecated", category=MCPDeprecationWarning)
     runner = anyio.run(run_all, argv, page_size)
+    for mode, (passed, failed, skipped) in runner.tally.items():
+        print(f"# {mode}: {passed} passed, {failed} failed, {skipped} skipped", flush=True)
     if runner.skipped:
         print(f"# {runner.skipped} skipped", flush=True)
     print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
