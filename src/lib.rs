@@ -16,7 +16,7 @@
 //! | envelope | [`wire::envelope`] | JSON-RPC request / notification / response; ids kept verbatim |
 //! | MCP | [`mcp`] | versions, the per-version field table, method names, server identity |
 //! | schema | [`schema`] | JSON Schema subset as `const` data: emitted and checked |
-//! | handlers | [`tool`], [`resource`] | your code: descriptors, handler functions, reply writers |
+//! | handlers | [`tool`](mod@tool), [`resource`] | your code: descriptors, handler functions, reply writers |
 //! | server | [`server`] | lifecycle type-state, dispatch, capability negotiation |
 //! | emit | [`wire::emit`] | JSON written once, front to back, into the output buffer |
 //!
@@ -58,6 +58,9 @@
 //! * `std`: the [`transport::Stdio`] adapter and `std` error glue.
 //! * `defmt` / `log` (mutually exclusive): internal logging; `defmt::Format`
 //!   on public types under `defmt`.
+//! * `derive`: `#[derive(ToolArgs)]`, `#[derive(ToolOutput)]` and
+//!   `#[derive(PromptArgs)]` (schemas, output writers and prompt arguments
+//!   from Rust types; see [`derive_support`] and [`tool!`](crate::tool!)).
 //!
 //! MSRV: Rust 1.88.
 
@@ -84,7 +87,9 @@ mod log;
 
 pub mod completion;
 pub mod content;
+pub mod derive_support;
 pub mod error;
+pub mod http;
 pub mod mcp;
 pub mod mrtr;
 pub mod prompt;
@@ -102,3 +107,8 @@ pub use error::{
 };
 pub use mcp::{LogLevel, ProtocolVersion, ServerInfo};
 pub use server::{Connection, Server};
+
+/// The derive macros (feature `derive`): `ToolArgs`, `ToolOutput` and
+/// `PromptArgs`; see [`derive_support`] and the `picomcp-macros` crate.
+#[cfg(feature = "derive")]
+pub use picomcp_macros::*;

@@ -569,3 +569,25 @@ mod kinds {
         assert_eq!(call["result"]["content"][3]["type"], "resource_link");
     }
 }
+
+#[test]
+fn notifications_in_a_tight_output_buffer_stay_whole() {
+    let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"t"}}}"#;
+    for cap in 200..700 {
+        let mut conn = picomcp::Connection::new();
+        let mut out = vec![0u8; cap];
+        let mut line = init("2025-11-25").into_bytes();
+        let mut big = vec![0u8; 4096];
+        assert!(BOOKSHOP.handle(&mut conn, &mut line, &mut big) > 0);
+        let mut line = call.as_bytes().to_vec();
+        let n = BOOKSHOP.handle(&mut conn, &mut line, &mut out);
+        let text = std::str::from_utf8(&out[..n]).unwrap();
+        for l in text.lines() {
+            parse(l);
+        }
+        assert!(
+            text.lines().last().is_some_and(|l| l.contains("\"id\":9")),
+            "cap {cap}: {text}"
+        );
+    }
+}

@@ -2,19 +2,20 @@
 //! the firmware. `#![no_std]`-clean: no allocation, no std.
 
 use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
+use picomcp::derive_support::{ContentExt, HasSchema, PromptArguments, WriteJson};
 use picomcp::error::ClientCapability;
 use picomcp::mrtr::ElicitAction;
-use picomcp::prompt::{
-    Messages, Prompt, PromptArgument, PromptDescriptor, PromptOutcome, PromptRequest,
-};
+use picomcp::prompt::{Messages, Prompt, PromptDescriptor, PromptOutcome, PromptRequest};
 use picomcp::resource::{
     Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate,
     TemplateDescriptor,
 };
 use picomcp::schema::{Property, Schema};
-use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolFailure, ToolOutcome};
+use picomcp::tool::{Reply, Tool, ToolFailure, ToolOutcome};
+use picomcp::wire::emit::ValueWriter;
 use picomcp::{
-    INVALID_PARAMS, LogLevel, ProtocolError, ResourceNotFound, Server, ServerInfo, ToolError,
+    INVALID_PARAMS, LogLevel, PromptArgs, ProtocolError, ResourceNotFound, Server, ServerInfo,
+    ToolArgs, ToolError, ToolOutput,
 };
 
 /// The bookshop's state: its catalog.
@@ -36,59 +37,90 @@ impl Shop {
     }
 }
 
-#[derive(serde::Deserialize)]
+// Each tool's arguments and output are one type: the derive gives the JSON
+// Schema (checked before the handler runs, listed by `tools/list`), serde the
+// parsing, `ToolOutput` the `structuredContent` writer.
+
+#[derive(ToolArgs, serde::Deserialize)]
 struct TitleArgs<'a> {
     title: &'a str,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(ToolArgs, serde::Deserialize)]
 struct TopArgs {
+    #[mcp(minimum = 0, maximum = 50)]
     n: usize,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(ToolArgs, serde::Deserialize)]
 struct CountArgs {
+    #[mcp(minimum = 1, maximum = 10)]
     n: u64,
+}
+
+#[derive(ToolOutput)]
+struct AuthorOutput<'a> {
+    result: &'a str,
+}
+
+#[derive(ToolOutput)]
+struct TopOutput<'a> {
+    result: Titles<'a>,
+}
+
+/// The first `n` titles of a catalog, written straight from it as a JSON
+/// array of strings (a hand-written `HasSchema` + `WriteJson` field type).
+struct Titles<'a> {
+    catalog: &'a [(&'static str, &'static str)],
+    n: usize,
+}
+
+impl HasSchema for Titles<'_> {
+    const SCHEMA: Schema<'static> = Schema::array(&Schema::string());
+}
+
+impl WriteJson for Titles<'_> {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        let mut list = v.array();
+        for (t, _) in self.catalog.iter().take(self.n) {
+            list.str(t);
+        }
+    }
+}
+
+#[derive(PromptArgs)]
+struct RecommendArgs<'a> {
+    /// The genre to recommend a book from.
+    genre: &'a str,
 }
 
 /// Genres `recommend` knows, for completion.
 pub const GENRES: &[&str] = &["science fiction", "cyberpunk", "fantasy"];
 
-const TITLE_ARGS: Schema =
-    Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]);
-const AUTHOR_OUTPUT: Schema =
-    Schema::object(&[Property::new("result", Schema::string())]).required(&["result"]);
-const TOP_ARGS: Schema =
-    Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))])
-        .required(&["n"]);
-const TITLE: Schema = Schema::string();
-const TOP_OUTPUT: Schema =
-    Schema::object(&[Property::new("result", Schema::array(&TITLE))]).required(&["result"]);
+/// The elicitation form of `reserve` (a hand-written schema).
 const CONFIRM_FORM: Schema = Schema::object(&[Property::new(
     "confirm",
     Schema::boolean().description("Reserve this book?"),
 )])
 .required(&["confirm"]);
-const COUNT_ARGS: Schema =
-    Schema::object(&[Property::new("n", Schema::integer().minimum(1).maximum(10))])
-        .required(&["n"]);
 
 fn not_found(title: &str) -> ToolError<'static> {
     ToolError::format(format_args!("No book titled '{title}' in the catalog."))
 }
 
-fn get_author<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    let TitleArgs { title } = args.parse()?;
+fn get_author<'a>(shop: &'a Shop, args: TitleArgs<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let TitleArgs { title } = args;
     let author = shop.author(title).ok_or_else(|| not_found(title))?;
     let mut content = reply.content();
     content.text(author);
-    content.finish_structured(|v| {
-        v.object().str("result", author);
-    })
+    content.finish_output(&AuthorOutput { result: author })
 }
 
-fn get_author_strict<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    let TitleArgs { title } = args.parse()?;
+fn get_author_strict<'a>(
+    shop: &'a Shop,
+    TitleArgs { title }: TitleArgs<'a>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
     let Some(author) = shop.author(title) else {
         // Deliberately the protocol channel: the host, not the model, sees it.
         return Err(ToolFailure::protocol(ProtocolError::format(
@@ -98,29 +130,23 @@ fn get_author_strict<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) 
     };
     let mut content = reply.content();
     content.text(author);
-    content.finish_structured(|v| {
-        v.object().str("result", author);
-    })
+    content.finish_output(&AuthorOutput { result: author })
 }
 
-fn top<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    let TopArgs { n } = args.parse()?;
-    let titles = shop.catalog.iter().take(n).map(|(t, _)| *t);
+fn top<'a>(shop: &'a Shop, TopArgs { n }: TopArgs, reply: Reply<'_>) -> ToolOutcome<'a> {
     let mut content = reply.content();
-    for t in titles.clone() {
+    for (t, _) in shop.catalog.iter().take(n) {
         content.text(t);
     }
-    content.finish_structured(|v| {
-        let mut o = v.object();
-        let mut list = o.array("result");
-        for t in titles {
-            list.str(t);
-        }
+    content.finish_output(&TopOutput {
+        result: Titles {
+            catalog: shop.catalog,
+            n,
+        },
     })
 }
 
-fn count<'a>(_: &'a Shop, args: Arguments<'a>, mut reply: Reply<'_>) -> ToolOutcome<'a> {
-    let CountArgs { n } = args.parse()?;
+fn count<'a>(_: &'a Shop, CountArgs { n }: CountArgs, mut reply: Reply<'_>) -> ToolOutcome<'a> {
     for i in 1..=n {
         // Sent only when the request carried a progress token.
         reply.progress(i, Some(n), None);
@@ -131,8 +157,11 @@ fn count<'a>(_: &'a Shop, args: Arguments<'a>, mut reply: Reply<'_>) -> ToolOutc
 
 /// 2026-07-28 only: asks the user to confirm through an elicitation form
 /// (MRTR `input_required`), then answers `Reserved TITLE`.
-fn reserve<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    let TitleArgs { title } = args.parse()?;
+fn reserve<'a>(
+    shop: &'a Shop,
+    TitleArgs { title }: TitleArgs<'a>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
     let Some((title, _)) = shop.catalog.iter().find(|(t, _)| *t == title) else {
         return Err(not_found(title).into());
     };
@@ -169,7 +198,7 @@ fn recommend<'a>(
     mut messages: Messages<'_>,
 ) -> PromptOutcome<'a> {
     // `genre` is required: the server has checked it is present.
-    let genre = req.get("genre").unwrap_or_default();
+    let RecommendArgs { genre } = RecommendArgs::from_request(&req);
     messages
         .message(picomcp::prompt::Role::User)
         .text_fmt(format_args!("Recommend a {genre} book from the catalog."));
@@ -240,46 +269,49 @@ fn catalog<'a>(
     contents.finish()
 }
 
-/// The tools, in listing order.
+/// The tools, in listing order: each declared in one place; the schemas come
+/// from the argument and output types.
 pub const TOOLS: &[Tool<Shop>] = &[
-    Tool::new(
-        ToolDescriptor::new("get_author", &TITLE_ARGS)
-            .description("Look up the author of a book in the catalog.")
-            .output_schema(&AUTHOR_OUTPUT),
-        get_author,
-    ),
-    Tool::new(
-        ToolDescriptor::new("get_author_strict", &TITLE_ARGS)
-            .description("Look up the author of a book in the catalog; an unknown title is a protocol error.")
-            .output_schema(&AUTHOR_OUTPUT),
-        get_author_strict,
-    ),
-    Tool::new(
-        ToolDescriptor::new("top", &TOP_ARGS).description("Top n books.").output_schema(&TOP_OUTPUT),
-        top,
-    ),
-    Tool::new(
-        ToolDescriptor::new("reserve", &TITLE_ARGS)
-            .description("Reserve a book; asks the user to confirm first.")
-            .since(picomcp::ProtocolVersion::V2026_07_28),
-        reserve,
-    ),
-    Tool::new(
-        ToolDescriptor::new("count", &COUNT_ARGS)
-            .description("Counts to n, reporting progress at each step and logging when done."),
-        count,
-    ),
+    picomcp::tool! {
+        name: "get_author",
+        description: "Look up the author of a book in the catalog.",
+        args: TitleArgs,
+        output: AuthorOutput,
+        handler: get_author,
+    },
+    picomcp::tool! {
+        name: "get_author_strict",
+        description: "Look up the author of a book in the catalog; an unknown title is a protocol error.",
+        args: TitleArgs,
+        output: AuthorOutput,
+        handler: get_author_strict,
+    },
+    picomcp::tool! {
+        name: "top",
+        description: "Top n books.",
+        args: TopArgs,
+        output: TopOutput,
+        handler: top,
+    },
+    picomcp::tool! {
+        name: "reserve",
+        description: "Reserve a book; asks the user to confirm first.",
+        args: TitleArgs,
+        since: picomcp::ProtocolVersion::V2026_07_28,
+        handler: reserve,
+    },
+    picomcp::tool! {
+        name: "count",
+        description: "Counts to n, reporting progress at each step and logging when done.",
+        args: CountArgs,
+        handler: count,
+    },
 ];
 
 /// The prompts.
 pub const PROMPTS: &[Prompt<Shop>] = &[Prompt::new(
-    PromptDescriptor::new(
-        "recommend",
-        &[PromptArgument::new("genre")
-            .description("The genre to recommend a book from.")
-            .required()],
-    )
-    .description("Ask for a book recommendation in a genre."),
+    PromptDescriptor::new("recommend", RecommendArgs::ARGUMENTS)
+        .description("Ask for a book recommendation in a genre."),
     recommend,
 )];
 

@@ -85,7 +85,8 @@ pub(crate) fn write_page<T>(
     w.raw(b"{");
     w.string(name);
     w.raw(b":[");
-    w.set_reserve(SUFFIX_RESERVE);
+    let base = w.reserved();
+    w.set_reserve(base + SUFFIX_RESERVE);
     let mut written = 0;
     let mut next = None;
     #[allow(clippy::explicit_counter_loop)] // `written` is also read after the loop
@@ -103,7 +104,7 @@ pub(crate) fn write_page<T>(
         }
         write_item(w, item);
         if w.is_overflowed() {
-            w.set_reserve(0);
+            w.set_reserve(base);
             if written == 0 {
                 return Err(TooLarge);
             }
@@ -113,7 +114,7 @@ pub(crate) fn write_page<T>(
         }
         written += 1;
     }
-    w.set_reserve(0);
+    w.set_reserve(base);
     w.raw(b"]");
     if let Some(i) = next {
         w.raw(b",\"nextCursor\":");

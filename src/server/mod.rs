@@ -309,6 +309,8 @@ impl<'w, 'o> Out<'w, 'o> {
         if self.w.is_overflowed() {
             let cap = self.w.capacity();
             self.w.truncate(self.id_end);
+            // The answer matters more than notifications stashed ahead of it.
+            self.w.drop_stash();
             self.w
                 .raw(b",\"error\":{\"code\":-32603,\"message\":\"response exceeds the ");
             self.w.u64(cap as u64);
@@ -601,7 +603,7 @@ impl<'s, S> Server<'s, S> {
     /// `-32600` with `"id": null`, message `message too large: limit N bytes`.
     pub fn handle_overflow(&self, limit: usize, out: &mut [u8]) -> usize {
         crate::log::debug!("picomcp: message over the {}-byte limit", limit);
-        let mut w = Writer::new(out);
+        let mut w = answer_writer(out);
         Out::begin(&mut w, None).error(
             INVALID_REQUEST,
             format_args!("message too large: limit {limit} bytes"),
@@ -645,7 +647,7 @@ impl<'s, S> Server<'s, S> {
         {
             return 0;
         }
-        let mut w = Writer::new(out);
+        let mut w = answer_writer(out);
         if let Err(e) = json::validate(frame, &self.limits) {
             Out::begin(&mut w, None).error(
                 PARSE_ERROR,
@@ -1848,8 +1850,16 @@ impl<'s, S> Server<'s, S> {
 /// Terminate the message (if any) with `\n` and put stashed notifications
 /// ahead of it.
 fn finish(mut w: Writer<'_>) -> usize {
+    w.set_reserve(0);
     if !w.is_empty() {
         w.raw(b"\n");
     }
     w.finish_with_stash()
+}
+
+/// A writer for one answer, keeping a byte free for its newline.
+fn answer_writer(out: &mut [u8]) -> Writer<'_> {
+    let mut w = Writer::new(out);
+    w.set_reserve(1);
+    w
 }

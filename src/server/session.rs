@@ -176,6 +176,10 @@ mod tests {
 
     #[test]
     fn connection_state_is_a_few_bytes() {
-        assert!(core::mem::size_of::<Connection>() <= 8, "{}", core::mem::size_of::<Connection>());
+        assert!(
+            core::mem::size_of::<Connection>() <= 8,
+            "{}",
+            core::mem::size_of::<Connection>()
+        );
     }
 }

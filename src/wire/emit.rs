@@ -341,6 +341,11 @@ impl<'b> Writer<'b> {
         self.reserve = n;
     }
 
+    /// The bytes currently kept free at the end.
+    pub(crate) fn reserved(&self) -> usize {
+        self.reserve
+    }
+
     /// The current position, limit and overflow flag.
     pub(crate) fn position(&self) -> (usize, usize, bool) {
         (self.len, self.limit, self.overflow)
@@ -356,17 +361,22 @@ impl<'b> Writer<'b> {
     /// the stash (kept in order at the end of the buffer, out of the way of
     /// what is written from the front). Returns false when they do not fit.
     pub(crate) fn stash(&mut self, n: usize) -> bool {
-        let stashed = self.buf.len() - self.limit;
         if n > self.limit - self.len {
             return false;
         }
-        // Shift the stash down by n, then append the new bytes after it.
-        let new_limit = self.limit - n;
-        self.buf.copy_within(self.limit..self.buf.len(), new_limit);
-        let dst = new_limit + stashed;
-        self.buf.copy_within(self.len..self.len + n, dst);
-        self.limit = new_limit;
+        // buf[len..] holds: the new bytes (n), free space, the stash. Rotating
+        // that tail left by n gives: free space, the stash, the new bytes —
+        // correct even when the new bytes and the stash's new place overlap.
+        if let Some(tail) = self.buf.get_mut(self.len..) {
+            tail.rotate_left(n);
+        }
+        self.limit -= n;
         true
+    }
+
+    /// Forget the stashed bytes (to make room for an answer that must go out).
+    pub(crate) fn drop_stash(&mut self) {
+        self.limit = self.buf.len();
     }
 
     /// Finish a message: put the stashed bytes in front of what was written
@@ -738,6 +748,37 @@ mod tests {
         })
         .unwrap();
         assert_eq!(s, r#""[\"Dune\",\"a\\\"b\"]""#);
+    }
+
+    #[test]
+    fn stash_keeps_order_in_a_tight_buffer() {
+        // Free space smaller than twice a notification: the case where moving
+        // the stash would overwrite the new bytes.
+        for cap in 12..40 {
+            let mut buf = std::vec![0u8; cap];
+            let mut w = Writer::new(&mut buf);
+            w.raw(b"R");
+            let mut stashed = std::string::String::new();
+            for note in ["aaaa\n", "bbbbb\n", "cc\n"] {
+                let free = w.free_mut();
+                if free.len() < note.len() {
+                    break;
+                }
+                free[..note.len()].copy_from_slice(note.as_bytes());
+                assert!(w.stash(note.len()));
+                stashed.push_str(note);
+            }
+            w.raw(b"S");
+            let overflow = w.is_overflowed();
+            let n = w.finish_with_stash();
+            if !overflow {
+                assert_eq!(
+                    std::str::from_utf8(&buf[..n]).unwrap(),
+                    std::format!("{stashed}RS"),
+                    "cap {cap}"
+                );
+            }
+        }
     }
 
     #[test]

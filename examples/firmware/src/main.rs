@@ -1,0 +1,202 @@
+//! The picomcp bookshop as bare-metal firmware: TI LM3S6965 (Cortex-M3),
+//! UART0 at 115200 8N1, run under QEMU's `lm3s6965evb` machine.
+//!
+//! The same handlers as the stdio example (`examples/bookshop/shop.rs`, shared
+//! by `#[path]`), served by the same `picomcp::transport::serve` loop, over a
+//! PL011 UART driver that implements `embedded_io::{Read, Write}`. No heap:
+//! no allocator is linked, the 2 KiB input and 2 KiB output buffers are
+//! statics, the server is `const` data in flash.
+//!
+//! Out-of-band channels, never the UART:
+//! * panics print their message on semihosting stderr and exit QEMU with a
+//!   failure status;
+//! * the stack high-water mark (the stack is painted at boot by cortex-m-rt's
+//!   `paint-stack`) is printed on semihosting stderr as
+//!   `picomcp-fw: stack high-water N bytes` each time it grows, measured when
+//!   the UART runs out of input (between requests);
+//! * with feature `defmt`, picomcp's debug logs go to a defmt global logger
+//!   on semihosting stderr.
+//!
+//! Semihosting needs a debugger (or QEMU): on a board without one, drop the
+//! `report_*` calls and use a panic handler that resets. See README.md.
+
+#![no_std]
+#![no_main]
+
+#[path = "../../bookshop/shop.rs"]
+#[allow(dead_code)]
+mod shop;
+
+mod uart;
+
+use core::cell::UnsafeCell;
+use core::fmt::Write as _;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hio};
+use picomcp::Server;
+
+/// Longest message, line terminator included.
+const INPUT_BYTES: usize = 2048;
+/// Longest answer, notifications included.
+const OUTPUT_BYTES: usize = 2048;
+
+/// The bookshop: descriptors, schemas and handlers are `const` data in flash.
+static SERVER: Server<'static, shop::Shop> = shop::server();
+
+static INPUT: Local<[u8; INPUT_BYTES]> = Local::new([0; INPUT_BYTES]);
+static OUTPUT: Local<[u8; OUTPUT_BYTES]> = Local::new([0; OUTPUT_BYTES]);
+
+/// A static used from one execution context only: this firmware runs no
+/// interrupt handlers (PRIMASK stays set) and has one thread.
+struct Local<T>(UnsafeCell<T>);
+
+// SAFETY: there is only one execution context (see above), so the value is
+// never accessed concurrently.
+unsafe impl<T> Sync for Local<T> {}
+
+impl<T> Local<T> {
+    const fn new(value: T) -> Self {
+        Self(UnsafeCell::new(value))
+    }
+
+    /// # Safety
+    ///
+    /// No other reference to the value may be live while the result is.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get(&self) -> &mut T {
+        // SAFETY: the caller guarantees exclusive access.
+        unsafe { &mut *self.0.get() }
+    }
+}
+
+#[entry]
+fn main() -> ! {
+    // The UART first, before the host's first byte can arrive: newer QEMU
+    // versions empty the receive FIFO when it is switched on.
+    let mut uart = uart::Uart0::take();
+    // SAFETY: `main` runs once and never returns, so these are the only
+    // references to the two buffers, for the life of the program.
+    let (input, output) = unsafe { (INPUT.get(), OUTPUT.get()) };
+
+    // A UART never reports end of input and `Uart0` never fails, so `serve`
+    // does not return in practice; if it did, there is nothing left to do.
+    let served = picomcp::transport::serve(&SERVER, &mut uart, input, output);
+    debug::exit(if served.is_ok() {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
+/// Called by the UART driver when it has no input and is about to sleep:
+/// report the stack high-water mark when it grew.
+fn on_idle() {
+    static REPORTED: AtomicUsize = AtomicUsize::new(0);
+    let used = stack_high_water();
+    if used > REPORTED.load(Ordering::Relaxed) {
+        REPORTED.store(used, Ordering::Relaxed);
+        if let Ok(mut err) = stderr() {
+            let _ = writeln!(err, "picomcp-fw: stack high-water {used} bytes");
+        }
+    }
+}
+
+/// Bytes of stack ever used: from the top of RAM down to the lowest word that
+/// no longer holds cortex-m-rt's paint (`0xCCCC_CCCC`).
+fn stack_high_water() -> usize {
+    unsafe extern "C" {
+        static _stack_end: u32;
+        static _stack_start: u32;
+    }
+    let bottom = (&raw const _stack_end) as usize;
+    let top = (&raw const _stack_start) as usize;
+    let mut p = bottom;
+    // SAFETY: `_stack_end.._stack_start` is RAM owned by the stack; reading
+    // words of it (used or not) is harmless.
+    while p < top && unsafe { core::ptr::read_volatile(p as *const u32) } == 0xCCCC_CCCC {
+        p += 4;
+    }
+    top - p
+}
+
+/// Semihosting stderr (QEMU's stderr). Semihosting stdout is QEMU's stdout,
+/// the same stream as the UART, so it is never used.
+fn stderr() -> Result<hio::HostStream, ()> {
+    static STDERR: Local<Option<hio::HostStream>> = Local::new(None);
+    // SAFETY: one execution context; the reference does not outlive this call.
+    let slot = unsafe { STDERR.get() };
+    if slot.is_none() {
+        *slot = Some(hio::hstderr()?);
+    }
+    slot.ok_or(())
+}
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    cortex_m::interrupt::disable();
+    if let Ok(mut err) = stderr() {
+        let _ = writeln!(err, "picomcp-fw: {info}");
+    }
+    loop {
+        debug::exit(debug::EXIT_FAILURE);
+    }
+}
+
+/// defmt frames on semihosting stderr (never stdout, never the UART).
+#[cfg(feature = "defmt")]
+mod defmt_logger {
+    use core::sync::atomic::{AtomicBool, Ordering};
+
+    use super::Local;
+
+    #[defmt::global_logger]
+    struct Logger;
+
+    static TAKEN: AtomicBool = AtomicBool::new(false);
+    static ENCODER: Local<defmt::Encoder> = Local::new(defmt::Encoder::new());
+    static PRIMASK_WAS_ACTIVE: AtomicBool = AtomicBool::new(false);
+
+    fn emit(bytes: &[u8]) {
+        if let Ok(mut err) = super::stderr() {
+            let _ = err.write_all(bytes);
+        }
+    }
+
+    // SAFETY (for the whole impl): acquire/release bracket every write with
+    // interrupts disabled, and `TAKEN` rejects re-entry, so the encoder is
+    // only used by one frame at a time.
+    unsafe impl defmt::Logger for Logger {
+        fn acquire() {
+            let active = cortex_m::register::primask::read().is_active();
+            cortex_m::interrupt::disable();
+            if TAKEN.swap(true, Ordering::Acquire) {
+                panic!("defmt logger taken reentrantly");
+            }
+            PRIMASK_WAS_ACTIVE.store(active, Ordering::Relaxed);
+            // SAFETY: taken above, exclusively.
+            unsafe { ENCODER.get() }.start_frame(emit);
+        }
+
+        unsafe fn flush() {}
+
+        unsafe fn release() {
+            // SAFETY: defmt calls `release` only after `acquire`.
+            unsafe { ENCODER.get() }.end_frame(emit);
+            TAKEN.store(false, Ordering::Release);
+            if PRIMASK_WAS_ACTIVE.load(Ordering::Relaxed) {
+                // SAFETY: restores the state `acquire` found.
+                unsafe { cortex_m::interrupt::enable() };
+            }
+        }
+
+        unsafe fn write(bytes: &[u8]) {
+            // SAFETY: defmt calls `write` only between `acquire` and `release`.
+            unsafe { ENCODER.get() }.write(bytes, emit);
+        }
+    }
+}

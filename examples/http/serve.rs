@@ -1,0 +1,207 @@
+//! The hyper 1 adapter shared by `http_bookshop` and `conformance_fixture`:
+//! one `static` picomcp `Server`, a tokio multi-thread runtime, and the
+//! sans-IO `picomcp::http` mapping. No lock around dispatch: the session
+//! table sits behind a mutex held only to copy a `Connection` out or write
+//! it back, never across a handler.
+
+use std::cell::RefCell;
+use std::io::Read;
+use std::net::SocketAddr;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{HeaderMap, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions};
+use picomcp::{Connection, Server};
+
+/// Size limits of one exchange.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest request body; more is `413`.
+    pub max_body: usize,
+    /// Output buffer per worker thread (bounds one answer).
+    pub max_response: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_body: 64 << 10,
+            max_response: 256 << 10,
+        }
+    }
+}
+
+/// `picomcp::http::Headers` over hyper's header map.
+struct HeaderView<'a>(&'a HeaderMap);
+
+impl Headers for HeaderView<'_> {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// The session table behind a mutex; every call locks only for itself.
+struct Locked<'a, const N: usize>(&'a Mutex<Sessions<N>>);
+
+impl<const N: usize> Locked<'_, N> {
+    fn table(&self) -> std::sync::MutexGuard<'_, Sessions<N>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl<const N: usize> SessionStore for Locked<'_, N> {
+    fn load(&mut self, id: &SessionId, now: u64) -> Option<Connection> {
+        self.table().load(id, now)
+    }
+    fn save(&mut self, id: &SessionId, conn: Connection, now: u64) {
+        self.table().save(id, conn, now)
+    }
+    fn insert(&mut self, id: SessionId, conn: Connection, now: u64) {
+        self.table().insert(id, conn, now)
+    }
+    fn remove(&mut self, id: &SessionId) -> bool {
+        self.table().remove(id)
+    }
+}
+
+/// 128 bits from the OS.
+fn random_id(bytes: &mut [u8; 16]) {
+    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
+    if ok.is_err() {
+        // Fallback: std's per-process random hasher keys.
+        use std::hash::{BuildHasher, Hasher};
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            chunk.copy_from_slice(&h.finish().to_le_bytes());
+        }
+    }
+}
+
+thread_local! {
+    /// One output buffer per worker thread: handling never awaits, so a
+    /// request borrows it from start to finish of the synchronous call.
+    static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+    *r.status_mut() = status;
+    r
+}
+
+async fn serve_one<S: Sync + 'static, const N: usize>(
+    http: Http<'static, S>,
+    sessions: &'static Mutex<Sessions<N>>,
+    start: Instant,
+    limits: Limits,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
+    if req.uri().path() != "/mcp" {
+        return Ok(plain(
+            StatusCode::NOT_FOUND,
+            "not found: the endpoint is /mcp\n",
+        ));
+    }
+    let (parts, body) = req.into_parts();
+    let mut body = match Limited::new(body, limits.max_body).collect().await {
+        Ok(b) => b.to_bytes().to_vec(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            return Ok(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request body too large\n",
+            ));
+        }
+        Err(_) => return Ok(plain(StatusCode::BAD_REQUEST, "could not read the body\n")),
+    };
+    let now = start.elapsed().as_secs();
+    let headers = HeaderView(&parts.headers);
+    let response = OUT.with(|out| {
+        let mut out = out.borrow_mut();
+        if out.len() != limits.max_response {
+            out.resize(limits.max_response, 0);
+        }
+        let request = picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
+        let r = http.handle(&mut Locked(sessions), &mut random_id, request, &mut out);
+        let mut builder = Response::builder().status(r.status);
+        for (name, value) in r.headers() {
+            builder = builder.header(name, value);
+        }
+        if r.content_type == Some(picomcp::http::EVENT_STREAM) {
+            builder = builder.header("Cache-Control", "no-cache");
+        }
+        builder.body(Full::new(Bytes::copy_from_slice(&out[..r.body_len])))
+    });
+    Ok(response.unwrap_or_else(|_| plain(StatusCode::INTERNAL_SERVER_ERROR, "bad response\n")))
+}
+
+/// Serve `server` on `127.0.0.1:port`, endpoint `/mcp`, until killed.
+pub fn run<S: Sync + 'static, const N: usize>(
+    name: &str,
+    server: &'static Server<'static, S>,
+    sessions: &'static Mutex<Sessions<N>>,
+    port: u16,
+    limits: Limits,
+) {
+    let http = Http::new(server);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    runtime.block_on(async move {
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let listener = match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("{name}: cannot listen on {addr}: {e}");
+                std::process::exit(1);
+            }
+        };
+        eprintln!(
+            "{name}: MCP Streamable HTTP on http://{}/mcp",
+            listener.local_addr().map_or(addr, |a| a)
+        );
+        let start = Instant::now();
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            tokio::spawn(async move {
+                let service = service_fn(move |req| serve_one(http, sessions, start, limits, req));
+                let _ = http1::Builder::new()
+                    .keep_alive(true)
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+}
+
+/// `--port N` (default `default`) and `--max-body BYTES` from the command line.
+pub fn args(usage: &str, default_port: u16) -> (u16, Limits) {
+    let mut port = default_port;
+    let mut limits = Limits::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = args.next().and_then(|v| v.parse::<usize>().ok());
+        match (arg.as_str(), value) {
+            ("--port", Some(n)) if n <= usize::from(u16::MAX) => port = n as u16,
+            ("--max-body", Some(n)) if n >= 64 => limits.max_body = n,
+            ("--max-response", Some(n)) if n >= 256 => limits.max_response = n,
+            _ => {
+                eprintln!("{usage}");
+                std::process::exit(2);
+            }
+        }
+    }
+    (port, limits)
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Benchmarks: criterion micro-benchmarks of the core (benches/core.rs), then
+# end-to-end stdio throughput and peak RSS of the release bookshop
+# (examples/throughput.rs).
+#
+# Usage: scripts/bench.sh                          full: N = 10 000 and 1 000 000
+#        PICOMCP_BENCH_QUICK=1 scripts/bench.sh    CI:   short criterion runs, N = 10 000 and 100 000
+# Exits non-zero if any step fails. Results: benches/RESULTS.md.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+started=$(date +%s)
+
+export PICOMCP_BENCH_QUICK="${PICOMCP_BENCH_QUICK:-0}"
+if [ "$PICOMCP_BENCH_QUICK" = 1 ]; then
+    mode=quick
+    sizes=(10000 100000)
+else
+    mode=full
+    sizes=(10000 1000000)
+fi
+target_dir="${CARGO_TARGET_DIR:-target}"
+
+step "machine: $(nproc) cores, $(uptime | sed 's/.*load average/load average/'), $(rustc --version)"
+
+step "cargo bench --bench core ($mode)"
+cargo bench --bench core
+
+# Median time per iteration (ns) of one criterion benchmark, from its last run.
+median_ns() {
+    sed -E 's/.*"median":\{"confidence_interval":\{[^}]*\},"point_estimate":([0-9.eE+-]+).*/\1/' \
+        "$target_dir/criterion/$1/new/estimates.json"
+}
+bytes_of() {
+    sed -E 's/.*"Bytes":([0-9]+).*/\1/' "$target_dir/criterion/$1/new/benchmark.json"
+}
+
+step "summary: median time per request, both including the copy into the scratch buffer"
+printf '%-26s %6s %12s %12s %12s %8s\n' case bytes copy picomcp serde_json ratio
+for dir in "$target_dir"/criterion/handle_*/; do
+    case_dir=$(basename "$dir")
+    copy=$(median_ns "$case_dir/copy")
+    ours=$(median_ns "$case_dir/picomcp")
+    theirs=$(median_ns "$case_dir/serde_json")
+    bytes=$(bytes_of "$case_dir/picomcp")
+    awk -v c="${case_dir#handle_}" -v b="$bytes" -v cp="$copy" -v o="$ours" -v t="$theirs" 'BEGIN {
+        printf "%-26s %6d %9.1f ns %9.1f ns %9.1f ns %7.2fx\n", c, b, cp, o, t, t / o }'
+done
+for b in schema/top_n3 schema/object_8_properties framer/read_1 framer/read_64 framer/read_4096; do
+    ns=$(median_ns "$b")
+    bytes=$(bytes_of "$b")
+    awk -v n="$b" -v b="$bytes" -v t="$ns" 'BEGIN {
+        printf "%-26s %6d %12.1f ns  %8.1f MiB/s\n", n, b, t, b / t * 1e9 / 1048576 }'
+done
+
+step "cargo build --release --example bookshop --example throughput"
+cargo build --release --example bookshop --example throughput
+
+results=()
+for n in "${sizes[@]}"; do
+    step "throughput N=$n"
+    line=$("$target_dir/release/examples/throughput" "$target_dir/release/examples/bookshop" --n "$n")
+    echo "$line"
+    results+=("$line")
+done
+
+step "stdio throughput ($mode)"
+printf '%s\n' "${results[@]}"
+step "done in $(( $(date +%s) - started )) s"

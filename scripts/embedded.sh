@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# picomcp on microcontrollers: library builds for four bare-metal targets, the
+# bookshop firmware (examples/firmware, lm3s6965evb / Cortex-M3) with and
+# without defmt, its footprint against the budget, and the firmware driven
+# under QEMU by the raw-line test and by the official MCP Python SDK client.
+#
+# Usage: scripts/embedded.sh        (from anywhere; runs in the repo root)
+#
+# Installs what it needs: rustup targets, llvm-tools, qemu-system-arm (apt,
+# when missing; needs root or sudo), the interop venv (scripts/interop.sh).
+# Budgets (env overrides): FLASH_BUDGET (bytes, default 65536: .vector_table
+# + .text + .rodata) and RAM_BUDGET (bytes, default 16384: .data + .bss +
+# peak stack). Every step runs; the exit status is 1 if any failed or a
+# budget was exceeded. CARGO_TARGET_DIR is honoured (default: target; the
+# firmware builds into its firmware/ subdirectory).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+tdir=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+export CARGO_TARGET_DIR=$tdir
+
+FLASH_BUDGET=${FLASH_BUDGET:-65536}
+RAM_BUDGET=${RAM_BUDGET:-16384}
+LIB_TARGETS=(thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imac-unknown-none-elf)
+FW_TARGET=thumbv7m-none-eabi
+FW_DIR=examples/firmware
+FW_OUT=$tdir/firmware/$FW_TARGET/release/bookshop-firmware
+QEMU_ARGS=(-cpu cortex-m3 -machine lm3s6965evb -display none -monitor none -serial stdio
+    -semihosting-config enable=on,target=native)
+
+started=$(date +%s)
+failures=()
+timings=()
+step_start=0
+step() {
+    printf '\n==> %s\n' "$*"
+    step_name=$*
+    step_start=$(date +%s)
+}
+step_done() { timings+=("$(printf '%4ss  %s' $(($(date +%s) - step_start)) "$step_name")"); }
+fail() {
+    failures+=("$*")
+    echo "embedded: FAILED: $*" >&2
+}
+run() { "$@" || fail "$*"; }
+
+step "toolchain: targets and llvm-tools"
+run rustup target add "${LIB_TARGETS[@]}" "$FW_TARGET"
+run rustup component add llvm-tools
+tools="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
+llvm_size=$tools/llvm-size
+[ -x "$llvm_size" ] || fail "llvm-size not found at $llvm_size"
+step_done
+
+step "library: no_std builds"
+for t in "${LIB_TARGETS[@]}"; do
+    echo "-- $t (no default features)"
+    run cargo build --lib --no-default-features --target "$t"
+    echo "-- $t (defmt, embedded-io-async)"
+    run cargo build --lib --no-default-features --features defmt,embedded-io-async --target "$t"
+done
+step_done
+
+step "firmware: release builds for $FW_TARGET (without and with defmt)"
+fw_plain=$tdir/firmware/bookshop-firmware.elf
+fw_defmt=$tdir/firmware/bookshop-firmware-defmt.elf
+rm -f "$fw_plain" "$fw_defmt"
+if (cd "$FW_DIR" && CARGO_TARGET_DIR=$tdir/firmware cargo build --release); then
+    cp "$FW_OUT" "$fw_plain"
+else
+    fail "firmware build"
+fi
+if (cd "$FW_DIR" && CARGO_TARGET_DIR=$tdir/firmware cargo build --release --features defmt); then
+    cp "$FW_OUT" "$fw_defmt"
+else
+    fail "firmware build --features defmt"
+fi
+for elf in "$fw_plain" "$fw_defmt"; do
+    [ -f "$elf" ] || continue
+    # No allocator may be linked at all.
+    if "$tools/llvm-nm" "$elf" | grep -E '__rust_alloc|__rust_no_alloc_shim|__rg_alloc' >/dev/null; then
+        fail "$elf links an allocator"
+    fi
+done
+step_done
+
+step "host bookshop (for the byte-for-byte comparison)"
+run cargo build --release --example bookshop
+step_done
+
+step "QEMU"
+if ! command -v qemu-system-arm >/dev/null; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    run $sudo apt-get update
+    run $sudo apt-get install -y qemu-system-arm
+fi
+qemu-system-arm --version | head -1
+step_done
+
+declare -A stack
+step "raw-line test under QEMU"
+for variant in plain defmt; do
+    elf=$fw_plain extra=()
+    [ "$variant" = defmt ] && elf=$fw_defmt extra=(--expect-defmt)
+    [ -f "$elf" ] || continue
+    echo "-- $variant: $elf"
+    out=$tdir/firmware/stack-$variant.txt
+    rm -f "$out"
+    run timeout 120 python3 tests/interop/raw_qemu.py --elf "$elf" \
+        --host "$tdir/release/examples/bookshop" --stack-out "$out" "${extra[@]}"
+    stack[$variant]=$(cat "$out" 2>/dev/null || echo "")
+done
+step_done
+
+step "interop under QEMU: the official MCP Python SDK client drives the firmware"
+for variant in plain defmt; do
+    elf=$fw_plain
+    [ "$variant" = defmt ] && elf=$fw_defmt
+    [ -f "$elf" ] || continue
+    echo "-- $variant: $elf"
+    # QEMU's stderr (the firmware's stack reports) is kept for the footprint.
+    log=$tdir/firmware/interop-stderr-$variant.txt
+    rm -f "$log"
+    run scripts/interop.sh sh -c 'exec "$@" 2>>"$0"' "$log" \
+        qemu-system-arm "${QEMU_ARGS[@]}" -kernel "$elf"
+    peak=$(grep -ao 'picomcp-fw: stack high-water [0-9]* bytes' "$log" 2>/dev/null |
+        awk '{ if ($4 > max) max = $4 } END { if (max) print max }')
+    echo "peak stack during the interop run: ${peak:-?} bytes"
+    if [ -n "$peak" ] && [ "$peak" -gt "${stack[$variant]:-0}" ]; then
+        stack[$variant]=$peak
+    fi
+done
+step_done
+
+step "footprint (budget: flash <= $FLASH_BUDGET B, static RAM + peak stack <= $RAM_BUDGET B)"
+section() { awk -v s="$1" '$1 == s { print $2; found = 1 } END { if (!found) print 0 }' <<<"$2"; }
+printf '%-26s %8s %8s %8s %8s %8s %8s %12s %12s\n' build .vector .text .rodata flash .data .bss "peak stack" "RAM total"
+for variant in plain defmt; do
+    elf=$fw_plain
+    [ "$variant" = defmt ] && elf=$fw_defmt
+    [ -f "$elf" ] || continue
+    sizes=$("$llvm_size" -A "$elf")
+    vt=$(section .vector_table "$sizes") tx=$(section .text "$sizes") ro=$(section .rodata "$sizes")
+    da=$(section .data "$sizes") bs=$(section .bss "$sizes")
+    flash=$((vt + tx + ro)) static=$((da + bs))
+    peak=${stack[$variant]:-}
+    ram="?"
+    [ -n "$peak" ] && ram=$((static + peak))
+    printf '%-26s %8d %8d %8d %8d %8d %8d %12s %12s\n' "bookshop-firmware ($variant)" \
+        "$vt" "$tx" "$ro" "$flash" "$da" "$bs" "${peak:-?}" "$ram"
+    if [ "$flash" -gt "$FLASH_BUDGET" ]; then
+        fail "$variant: flash $flash B > budget $FLASH_BUDGET B"
+    fi
+    if [ -z "$peak" ]; then
+        fail "$variant: no peak stack measured"
+    elif [ "$ram" -gt "$RAM_BUDGET" ]; then
+        fail "$variant: static RAM + peak stack $ram B > budget $RAM_BUDGET B"
+    fi
+done
+echo "(bytes; flash = .vector_table + .text + .rodata; peak stack: the painted stack's high-water mark over the raw checks, the tests/no_alloc.rs request mix and the SDK interop run)"
+step_done
+
+printf '\n==> timings\n'
+printf '%s\n' "${timings[@]}"
+echo "total: $(($(date +%s) - started)) s"
+if [ "${#failures[@]}" -gt 0 ]; then
+    printf '\nembedded: %d failure(s):\n' "${#failures[@]}"
+    printf '  - %s\n' "${failures[@]}"
+    exit 1
+fi
+echo "embedded: all passed"

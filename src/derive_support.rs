@@ -1,0 +1,282 @@
+//! What the derive macros (feature `derive`) generate code against, and the
+//! [`tool!`](crate::tool!) macro that declares a tool in one place.
+//!
+//! Everything here also works without the derives: implement [`HasSchema`]
+//! by hand (a `const` [`Schema`]) and [`WriteJson`] for your output type, and
+//! [`tool!`](crate::tool!) builds the [`Tool`](crate::tool::Tool) the same way.
+//!
+//! | trait | derived by | gives |
+//! |---|---|---|
+//! | [`HasSchema`] | `ToolArgs`, `ToolOutput` | `const SCHEMA`: the JSON Schema, checked before the handler runs and listed by `tools/list` |
+//! | [`WriteJson`] | `ToolOutput` | writes the value as JSON (`structuredContent`) |
+//! | [`PromptArguments`] | `PromptArgs` | a prompt's `arguments` list and typed access to their values |
+
+use crate::prompt::{PromptArgument, PromptRequest};
+use crate::schema::{Bound, Schema};
+use crate::tool::{Content, Reply, ToolOutcome};
+use crate::wire::emit::ValueWriter;
+
+/// A type with a `const` JSON Schema.
+///
+/// Derived by `#[derive(ToolArgs)]` and `#[derive(ToolOutput)]`; a nested
+/// struct or enum field refers to its type's `SCHEMA`.
+pub trait HasSchema {
+    /// The schema, as `const` data.
+    const SCHEMA: Schema<'static>;
+}
+
+/// A value that writes itself as one JSON value (derived by
+/// `#[derive(ToolOutput)]`; implemented here for the field types the derive
+/// supports).
+pub trait WriteJson {
+    /// Write `self` as one JSON value.
+    fn write_json(&self, v: ValueWriter<'_, '_>);
+}
+
+/// A prompt's typed arguments (derived by `#[derive(PromptArgs)]` on a struct
+/// of `&str` (required) and `Option<&str>` (optional) fields).
+pub trait PromptArguments<'a>: Sized {
+    /// The `arguments` list of the prompt's descriptor.
+    const ARGUMENTS: &'static [PromptArgument<'static>];
+
+    /// The values of a request. The server has checked that every required
+    /// argument is present before the handler runs; a required argument read
+    /// from a request that lacks it (only possible when the descriptor does
+    /// not use [`PromptArguments::ARGUMENTS`]) is `""`.
+    fn from_request(request: &PromptRequest<'a>) -> Self;
+}
+
+/// Reply with a typed output value as `structuredContent` (a text block
+/// carrying the same JSON is added for clients that read only `content`).
+pub trait ReplyExt<'r> {
+    /// Succeed with `value` as structured content.
+    fn output<'a, T: WriteJson + ?Sized>(self, value: &T) -> ToolOutcome<'a>;
+}
+
+impl<'r> ReplyExt<'r> for Reply<'r> {
+    fn output<'a, T: WriteJson + ?Sized>(self, value: &T) -> ToolOutcome<'a> {
+        self.structured(|v| value.write_json(v))
+    }
+}
+
+/// Finish content blocks with a typed output value as `structuredContent`.
+pub trait ContentExt<'r> {
+    /// [`Content::finish_structured`] with `value`.
+    fn finish_output<'a, T: WriteJson + ?Sized>(self, value: &T) -> ToolOutcome<'a>;
+}
+
+impl<'r> ContentExt<'r> for Content<'r> {
+    fn finish_output<'a, T: WriteJson + ?Sized>(self, value: &T) -> ToolOutcome<'a> {
+        self.finish_structured(|v| value.write_json(v))
+    }
+}
+
+/// A bound for an integer limit: `Int` when it fits an `i64`, else `Float`.
+#[doc(hidden)]
+pub const fn int_bound(n: i128) -> Bound {
+    if n >= i64::MIN as i128 && n <= i64::MAX as i128 {
+        Bound::Int(n as i64)
+    } else {
+        Bound::Float(n as f64)
+    }
+}
+
+/// `schema` with `minimum`/`maximum` set to an integer type's range.
+#[doc(hidden)]
+pub const fn int_range(mut schema: Schema<'static>, min: i128, max: i128) -> Schema<'static> {
+    schema.minimum = Some(int_bound(min));
+    schema.maximum = Some(int_bound(max));
+    schema
+}
+
+/// A capacity (`N` of `String<N>`, `Vec<T, N>`, `[T; N]`) as a schema
+/// count, saturating.
+#[doc(hidden)]
+pub const fn count(n: usize) -> u32 {
+    if n > u32::MAX as usize {
+        u32::MAX
+    } else {
+        n as u32
+    }
+}
+
+/// The value of a required prompt argument (`""` if absent).
+#[doc(hidden)]
+pub fn prompt_required<'a>(request: &PromptRequest<'a>, name: &str) -> &'a str {
+    request.get(name).unwrap_or_default()
+}
+
+impl WriteJson for str {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        v.str(self);
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for &T {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        (**self).write_json(v);
+    }
+}
+
+impl<const N: usize, L: heapless::LenType> WriteJson for heapless::String<N, L> {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        v.str(self.as_str());
+    }
+}
+
+impl WriteJson for bool {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        v.bool(*self);
+    }
+}
+
+macro_rules! write_ints {
+    ($($t:ty => $m:ident as $as:ty),*) => {$(
+        impl WriteJson for $t {
+            fn write_json(&self, v: ValueWriter<'_, '_>) {
+                v.$m(*self as $as);
+            }
+        }
+    )*};
+}
+
+write_ints!(
+    u8 => u64 as u64, u16 => u64 as u64, u32 => u64 as u64, u64 => u64 as u64, usize => u64 as u64,
+    i8 => i64 as i64, i16 => i64 as i64, i32 => i64 as i64, i64 => i64 as i64, isize => i64 as i64,
+    f32 => f64 as f64, f64 => f64 as f64
+);
+
+impl<T: WriteJson> WriteJson for Option<T> {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        match self {
+            Some(x) => x.write_json(v),
+            None => v.null(),
+        }
+    }
+}
+
+impl<T: WriteJson> WriteJson for [T] {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        let mut a = v.array();
+        for x in self {
+            x.write_json(a.item());
+        }
+    }
+}
+
+impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        self.as_slice().write_json(v);
+    }
+}
+
+impl<T: WriteJson, const N: usize, L: heapless::LenType> WriteJson for heapless::Vec<T, N, L> {
+    fn write_json(&self, v: ValueWriter<'_, '_>) {
+        self.as_slice().write_json(v);
+    }
+}
+
+/// Declare a tool in one place: name, typed arguments (their schema is the
+/// input schema), optional typed output (its schema is the output schema),
+/// and a handler that receives the arguments already parsed.
+///
+/// ```
+/// use picomcp::derive_support::{HasSchema, ReplyExt, WriteJson};
+/// use picomcp::schema::{Property, Schema};
+/// use picomcp::tool::{Reply, Tool, ToolOutcome};
+/// use picomcp::wire::emit::ValueWriter;
+///
+/// struct Shop;
+///
+/// // Usually `#[derive(ToolArgs, serde::Deserialize)]` (feature `derive`).
+/// #[derive(serde::Deserialize)]
+/// struct TitleArgs<'a> { title: &'a str }
+/// impl HasSchema for TitleArgs<'_> {
+///     const SCHEMA: Schema<'static> =
+///         Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]);
+/// }
+///
+/// // Usually `#[derive(ToolOutput)]`.
+/// struct Author<'a> { name: &'a str }
+/// impl HasSchema for Author<'_> {
+///     const SCHEMA: Schema<'static> =
+///         Schema::object(&[Property::new("name", Schema::string())]).required(&["name"]);
+/// }
+/// impl WriteJson for Author<'_> {
+///     fn write_json(&self, v: ValueWriter<'_, '_>) {
+///         v.object().str("name", self.name);
+///     }
+/// }
+///
+/// fn get_author<'a>(_: &'a Shop, args: TitleArgs<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+///     let name = if args.title == "Dune" { "Frank Herbert" } else { "?" };
+///     reply.output(&Author { name })
+/// }
+///
+/// static TOOLS: &[Tool<Shop>] = &[picomcp::tool! {
+///     name: "get_author",
+///     description: "Look up the author of a book.",
+///     args: TitleArgs,
+///     output: Author,
+///     handler: get_author,
+/// }];
+/// assert_eq!(TOOLS[0].descriptor.output_schema, Some(&Author::SCHEMA));
+/// ```
+///
+/// Keys: `name` and `args` and `handler` (required), and optionally
+/// `output` (a type), `title`, `description`, `annotations`, `icons` and
+/// `since` (each an expression handed to the
+/// [`ToolDescriptor`](crate::tool::ToolDescriptor) method of that name), in
+/// any order. The handler is
+/// `fn(&'a S, Args<'a>, Reply<'_>) -> ToolOutcome<'a>`; arguments that do not
+/// deserialize into `Args` are a tool error (after the schema check, which
+/// normally catches everything first).
+#[macro_export]
+macro_rules! tool {
+    ($($body:tt)*) => {
+        $crate::__tool!(@munch [] [] [] [] $($body)*)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tool {
+    // [name] [args type] [handler] [descriptor modifiers]
+    (@munch [] [$($a:ty)?] [$($h:expr)?] [$($m:tt)*] name: $n:expr $(, $($rest:tt)*)?) => {
+        $crate::__tool!(@munch [$n] [$($a)?] [$($h)?] [$($m)*] $($($rest)*)?)
+    };
+    (@munch [$($n:expr)?] [] [$($h:expr)?] [$($m:tt)*] args: $a:ty $(, $($rest:tt)*)?) => {
+        $crate::__tool!(@munch [$($n)?] [$a] [$($h)?] [$($m)*] $($($rest)*)?)
+    };
+    (@munch [$($n:expr)?] [$($a:ty)?] [] [$($m:tt)*] handler: $h:expr $(, $($rest:tt)*)?) => {
+        $crate::__tool!(@munch [$($n)?] [$($a)?] [$h] [$($m)*] $($($rest)*)?)
+    };
+    (@munch [$($n:expr)?] [$($a:ty)?] [$($h:expr)?] [$($m:tt)*] output: $o:ty $(, $($rest:tt)*)?) => {
+        $crate::__tool!(@munch [$($n)?] [$($a)?] [$($h)?]
+            [$($m)* .output_schema(&<$o as $crate::derive_support::HasSchema>::SCHEMA)] $($($rest)*)?)
+    };
+    (@munch [$($n:expr)?] [$($a:ty)?] [$($h:expr)?] [$($m:tt)*] $key:ident : $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__tool!(@munch [$($n)?] [$($a)?] [$($h)?] [$($m)* .$key($v)] $($($rest)*)?)
+    };
+    (@munch [$n:expr] [$a:ty] [$h:expr] [$($m:tt)*]) => {
+        $crate::tool::Tool::new(
+            $crate::tool::ToolDescriptor::new(
+                $n,
+                &<$a as $crate::derive_support::HasSchema>::SCHEMA,
+            ) $($m)*,
+            |state, arguments, reply| {
+                let args: $a = arguments.parse()?;
+                $h(state, args, reply)
+            },
+        )
+    };
+    (@munch [] $($rest:tt)*) => {
+        ::core::compile_error!("picomcp::tool! needs `name: \"...\"`")
+    };
+    (@munch [$n:expr] [] $($rest:tt)*) => {
+        ::core::compile_error!("picomcp::tool! needs `args: Type` (a type with HasSchema + serde::Deserialize)")
+    };
+    (@munch [$n:expr] [$a:ty] [] $($rest:tt)*) => {
+        ::core::compile_error!("picomcp::tool! needs `handler: function`")
+    };
+}

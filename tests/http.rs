@@ -1,0 +1,812 @@
+//! HTTP transcript tests for `picomcp::http`: raw method, headers and body
+//! in; exact status, headers and body out. One test per rule of the module
+//! docs, both eras, against the bookshop.
+
+mod common;
+
+use common::{BOOKSHOP, shop::Shop};
+use picomcp::http::{Http, Request, Response, SessionStore, Sessions};
+
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const CT: (&str, &str) = ("Content-Type", "application/json");
+const HOST: (&str, &str) = ("Host", "localhost:8080");
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const SID: &str = "00000000000000000000000000000001";
+const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STAMP: &str =
+    r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"Bookshop","version":"0.1.0"}}"#;
+
+/// A test endpoint: the bookshop, 4 session slots, ids 1, 2, 3... and a clock.
+struct Endpoint {
+    http: Http<'static, Shop>,
+    sessions: Sessions<4>,
+    next_id: u8,
+    now: u64,
+}
+
+/// What came back: status, headers, body text.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Endpoint {
+    fn new() -> Self {
+        Self {
+            http: Http::new(&BOOKSHOP),
+            sessions: Sessions::new(),
+            next_id: 0,
+            now: 0,
+        }
+    }
+
+    fn send(&mut self, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+        let mut body = body.as_bytes().to_vec();
+        let mut out = vec![0u8; 16 * 1024];
+        self.now += 1;
+        let next = &mut self.next_id;
+        let mut random = |id: &mut [u8; 16]| {
+            *next += 1;
+            *id = [0; 16];
+            id[15] = *next;
+        };
+        let r: Response = self.http.handle(
+            &mut self.sessions,
+            &mut random,
+            Request::new(method, headers, &mut body, self.now),
+            &mut out,
+        );
+        Answer {
+            status: r.status,
+            headers: r
+                .headers()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            body: String::from_utf8(out[..r.body_len].to_vec()).unwrap(),
+        }
+    }
+
+    fn post(&mut self, headers: &[(&str, &str)], body: &str) -> Answer {
+        self.send("POST", headers, body)
+    }
+
+    /// `initialize` + `notifications/initialized`; returns the session id.
+    fn init(&mut self) -> String {
+        let a = self.post(&[HOST, ACCEPT, CT], INIT);
+        assert_eq!(a.status, 200, "{a:?}");
+        let sid = a.headers[1].1.clone();
+        let b = self.post(
+            &[HOST, ACCEPT, CT, ("Mcp-Session-Id", &sid)],
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        assert_eq!(b.status, 202);
+        sid
+    }
+}
+
+fn h(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn json() -> Vec<(String, String)> {
+    h(&[("Content-Type", "application/json")])
+}
+
+fn answer(status: u16, headers: Vec<(String, String)>, body: &str) -> Answer {
+    Answer {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
+}
+
+fn refusal(status: u16, message: &str) -> Answer {
+    answer(
+        status,
+        json(),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"{message}"}}}}"#
+        ),
+    )
+}
+
+#[test]
+fn initialize_issues_a_session_id() {
+    let mut e = Endpoint::new();
+    let a = e.post(&[HOST, ACCEPT, CT], INIT);
+    assert_eq!(a.status, 200);
+    assert_eq!(
+        a.headers,
+        h(&[
+            ("Content-Type", "application/json"),
+            ("Mcp-Session-Id", SID)
+        ])
+    );
+    assert!(a.body.starts_with(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":"#
+    ));
+    assert!(a.body.ends_with("}}"), "no trailing newline: {:?}", a.body);
+}
+
+#[test]
+fn failed_initialize_issues_no_session() {
+    let mut e = Endpoint::new();
+    let a = e.post(
+        &[HOST, ACCEPT, CT],
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+    );
+    assert_eq!(a.status, 200);
+    assert_eq!(a.headers, json());
+    assert!(a.body.contains(r#""code":-32602"#), "{}", a.body);
+    assert!(e.sessions.is_empty());
+}
+
+#[test]
+fn request_in_a_session_is_json() {
+    let mut e = Endpoint::new();
+    let sid = e.init();
+    let a = e.post(
+        &[HOST, ACCEPT, CT, ("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", "2025-11-25")],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}"#,
+    );
+    assert_eq!(
+        a,
+        answer(
+            200,
+            json(),
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Frank Herbert"}],"structuredContent":{"result":"Frank Herbert"},"isError":false}}"#
+        )
+    );
+}
+
+#[test]
+fn notifications_and_responses_are_accepted_with_202() {
+    let mut e = Endpoint::new();
+    let sid = e.init();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    assert_eq!(
+        e.post(
+            &hs,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#
+        ),
+        answer(202, vec![], "")
+    );
+    assert_eq!(
+        e.post(&hs, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#),
+        answer(202, vec![], "")
+    );
+}
+
+#[test]
+fn notifications_before_the_response_make_an_sse_stream() {
+    let mut e = Endpoint::new();
+    let sid = e.init();
+    let a = e.post(
+        &[HOST, ACCEPT, CT, ("Mcp-Session-Id", &sid)],
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"p"}}}"#,
+    );
+    assert_eq!(a.status, 200);
+    assert_eq!(a.headers, h(&[("Content-Type", "text/event-stream")]));
+    assert_eq!(
+        a.body,
+        concat!(
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1,\"total\":2}}\n\n",
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":2,\"total\":2}}\n\n",
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"logger\":\"bookshop\",\"data\":\"counting done\"}}\n\n",
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"counted 2\"}],\"isError\":false}}\n\n",
+        )
+    );
+}
+
+#[test]
+fn session_id_missing_is_400_and_unknown_is_404() {
+    let mut e = Endpoint::new();
+    e.init();
+    let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+    assert_eq!(
+        e.post(&[HOST, ACCEPT, CT], ping),
+        refusal(400, "Bad Request: Mcp-Session-Id header is required")
+    );
+    assert_eq!(
+        e.post(
+            &[
+                HOST,
+                ACCEPT,
+                CT,
+                ("Mcp-Session-Id", "ffffffffffffffffffffffffffffffff")
+            ],
+            ping
+        ),
+        refusal(404, "Session not found")
+    );
+    assert_eq!(
+        e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", "not-hex")], ping),
+        refusal(404, "Session not found")
+    );
+}
+
+#[test]
+fn delete_ends_a_session() {
+    let mut e = Endpoint::new();
+    let sid = e.init();
+    let hs = [HOST, ("Mcp-Session-Id", sid.as_str())];
+    assert_eq!(e.send("DELETE", &hs, ""), answer(200, vec![], ""));
+    assert_eq!(e.send("DELETE", &hs, ""), refusal(404, "Session not found"));
+    assert_eq!(
+        e.send("DELETE", &[HOST], ""),
+        refusal(400, "Bad Request: Mcp-Session-Id header is required")
+    );
+    assert_eq!(
+        e.post(
+            &[HOST, ACCEPT, CT, ("Mcp-Session-Id", &sid)],
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#
+        ),
+        refusal(404, "Session not found")
+    );
+}
+
+#[test]
+fn get_and_other_methods_are_405() {
+    let mut e = Endpoint::new();
+    let allow = h(&[("Allow", "POST, DELETE")]);
+    assert_eq!(
+        e.send("GET", &[HOST, ("Accept", "text/event-stream")], ""),
+        answer(405, allow.clone(), "")
+    );
+    assert_eq!(e.send("PUT", &[HOST], ""), answer(405, allow, ""));
+}
+
+#[test]
+fn accept_must_cover_json_and_sse() {
+    let mut e = Endpoint::new();
+    let msg = "Not Acceptable: Accept must include application/json and text/event-stream";
+    assert_eq!(
+        e.post(&[HOST, ("Accept", "application/json"), CT], INIT),
+        refusal(406, msg)
+    );
+    assert_eq!(e.post(&[HOST, CT], INIT), refusal(406, msg));
+    assert_eq!(e.post(&[HOST, ("Accept", "*/*"), CT], INIT).status, 200);
+}
+
+#[test]
+fn content_type_must_be_json() {
+    let mut e = Endpoint::new();
+    let msg = "Unsupported Media Type: Content-Type must be application/json";
+    assert_eq!(
+        e.post(&[HOST, ACCEPT, ("Content-Type", "text/plain")], INIT),
+        refusal(415, msg)
+    );
+    assert_eq!(e.post(&[HOST, ACCEPT], INIT), refusal(415, msg));
+    assert_eq!(
+        e.post(
+            &[
+                HOST,
+                ACCEPT,
+                ("content-type", "application/json; charset=utf-8")
+            ],
+            INIT
+        )
+        .status,
+        200
+    );
+}
+
+#[test]
+fn unsupported_protocol_version_header_is_400() {
+    let mut e = Endpoint::new();
+    let sid = e.init();
+    let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+    let msg = "Bad Request: Unsupported MCP-Protocol-Version";
+    assert_eq!(
+        e.post(
+            &[
+                HOST,
+                ACCEPT,
+                CT,
+                ("Mcp-Session-Id", &sid),
+                ("MCP-Protocol-Version", "1999-01-01")
+            ],
+            ping
+        ),
+        refusal(400, msg)
+    );
+    // Any version this crate speaks is accepted (the suite sends 2025-03-26
+    // on a 2025-11-25 session).
+    assert_eq!(
+        e.post(
+            &[
+                HOST,
+                ACCEPT,
+                CT,
+                ("Mcp-Session-Id", &sid),
+                ("MCP-Protocol-Version", "2025-03-26")
+            ],
+            ping
+        ),
+        answer(200, json(), r#"{"jsonrpc":"2.0","id":4,"result":{}}"#)
+    );
+}
+
+#[test]
+fn invalid_json_is_400_parse_error() {
+    let mut e = Endpoint::new();
+    let a = e.post(&[HOST, ACCEPT, CT], "{nope");
+    assert_eq!(a.status, 400);
+    assert_eq!(a.headers, json());
+    assert!(
+        a.body.starts_with(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error""#
+        ),
+        "{}",
+        a.body
+    );
+}
+
+#[test]
+fn dns_rebinding_host_and_origin_are_checked() {
+    let mut e = Endpoint::new();
+    let msg = "Forbidden: Host or Origin not allowed";
+    assert_eq!(
+        e.post(&[("Host", "evil.example.com"), ACCEPT, CT], INIT),
+        refusal(403, msg)
+    );
+    assert_eq!(
+        e.post(
+            &[HOST, ("Origin", "http://evil.example.com"), ACCEPT, CT],
+            INIT
+        ),
+        refusal(403, msg)
+    );
+    assert_eq!(
+        e.send("GET", &[("Host", "evil.example.com:80")], ""),
+        refusal(403, msg)
+    );
+    for host in ["127.0.0.1:3001", "[::1]:3001", "LOCALHOST", "localhost"] {
+        let a = e.post(
+            &[
+                ("Host", host),
+                ("Origin", "http://localhost:5173"),
+                ACCEPT,
+                CT,
+            ],
+            INIT,
+        );
+        assert_eq!(a.status, 200, "{host}");
+    }
+    // Configured lists.
+    let mut e = Endpoint::new();
+    e.http = Http::new(&BOOKSHOP)
+        .allowed_hosts(&["mcp.example.com"])
+        .allowed_origins(&["https://app.example.com"]);
+    assert_eq!(e.post(&[HOST, ACCEPT, CT], INIT).status, 403);
+    assert_eq!(
+        e.post(
+            &[
+                ("Host", "mcp.example.com"),
+                ("Origin", "https://app.example.com"),
+                ACCEPT,
+                CT
+            ],
+            INIT
+        )
+        .status,
+        200
+    );
+    e.http = Http::new(&BOOKSHOP).any_host();
+    assert_eq!(
+        e.post(&[("Host", "evil.example.com"), ACCEPT, CT], INIT)
+            .status,
+        200
+    );
+}
+
+#[test]
+fn full_table_evicts_the_least_recently_used_session() {
+    let mut e = Endpoint::new();
+    let ids: Vec<String> = (0..4).map(|_| e.init()).collect();
+    let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+    // Touch session 0: session 1 is now the least recently used.
+    assert_eq!(
+        e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", &ids[0])], ping)
+            .status,
+        200
+    );
+    let fifth = e.init();
+    assert_eq!(e.sessions.len(), 4);
+    assert_eq!(
+        e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", &ids[1])], ping),
+        refusal(404, "Session not found")
+    );
+    for sid in [&ids[0], &ids[2], &ids[3], &fifth] {
+        assert_eq!(
+            e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", sid)], ping)
+                .status,
+            200
+        );
+    }
+}
+
+#[test]
+fn session_keeps_its_log_level() {
+    let mut e = Endpoint::new();
+    let sid = e.init();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    let a = e.post(
+        &hs,
+        r#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"error"}}"#,
+    );
+    assert_eq!(
+        a,
+        answer(200, json(), r#"{"jsonrpc":"2.0","id":5,"result":{}}"#)
+    );
+    // `count` logs at info: filtered now, so a plain JSON answer.
+    let a = e.post(&hs, r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"count","arguments":{"n":1}}}"#);
+    assert_eq!(
+        a,
+        answer(
+            200,
+            json(),
+            r#"{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"counted 1"}],"isError":false}}"#
+        )
+    );
+    let conn = e
+        .sessions
+        .load(&picomcp::http::SessionId::parse(&sid).unwrap(), 99)
+        .unwrap();
+    assert_eq!(conn.version(), Some(picomcp::ProtocolVersion::V2025_11_25));
+}
+
+// ---- 2026-07-28 ----
+
+fn modern_call(id: u32, name: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args},{ENV}}}}}"#
+    )
+}
+
+const MV: (&str, &str) = ("MCP-Protocol-Version", "2026-07-28");
+
+#[test]
+fn modern_request_is_stateless_and_stamped() {
+    let mut e = Endpoint::new();
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "get_author"),
+            ("Mcp-Session-Id", "whatever"),
+        ],
+        &modern_call(7, "get_author", r#"{"title":"Dune"}"#),
+    );
+    assert_eq!(
+        a,
+        answer(
+            200,
+            json(),
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":7,"result":{{"content":[{{"type":"text","text":"Frank Herbert"}}],"structuredContent":{{"result":"Frank Herbert"}},"isError":false,"resultType":"complete",{STAMP}}}}}"#
+            )
+        )
+    );
+    assert!(e.sessions.is_empty());
+}
+
+#[test]
+fn modern_discover_needs_only_method_header() {
+    let mut e = Endpoint::new();
+    let a = e.post(
+        &[HOST, ACCEPT, CT, MV, ("Mcp-Method", "server/discover")],
+        &format!(r#"{{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{{{ENV}}}}}"#),
+    );
+    assert_eq!(a.status, 200);
+    assert!(
+        a.body.starts_with(
+            r#"{"jsonrpc":"2.0","id":"d","result":{"supportedVersions":["2026-07-28"]"#
+        ),
+        "{}",
+        a.body
+    );
+}
+
+fn mismatch(id: &str, message: &str) -> Answer {
+    answer(
+        400,
+        json(),
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32020,"message":"Header mismatch: {message}"}}}}"#
+        ),
+    )
+}
+
+#[test]
+fn modern_header_mismatch_is_32020_and_400() {
+    let mut e = Endpoint::new();
+    let body = modern_call(8, "get_author", r#"{"title":"Dune"}"#);
+    let cases: [(&[(&str, &str)], &str); 7] = [
+        (
+            &[("Mcp-Method", "tools/call"), ("Mcp-Name", "get_author")],
+            "MCP-Protocol-Version header is required",
+        ),
+        (
+            &[
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "get_author"),
+            ],
+            "MCP-Protocol-Version does not match params._meta",
+        ),
+        (
+            &[MV, ("Mcp-Name", "get_author")],
+            "Mcp-Method header is required",
+        ),
+        (
+            &[MV, ("Mcp-Method", "tools/list"), ("Mcp-Name", "get_author")],
+            "Mcp-Method does not match the body's method",
+        ),
+        (
+            &[MV, ("Mcp-Method", "tools/call")],
+            "Mcp-Name header is required",
+        ),
+        (
+            &[MV, ("Mcp-Method", "tools/call"), ("Mcp-Name", "top")],
+            "Mcp-Name does not match the body's name or uri",
+        ),
+        (
+            &[
+                MV,
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "=?base64?dG9w?="),
+            ],
+            "Mcp-Name does not match the body's name or uri",
+        ),
+    ];
+    for (extra, message) in cases {
+        let mut hs = vec![HOST, ACCEPT, CT];
+        hs.extend_from_slice(extra);
+        assert_eq!(e.post(&hs, &body), mismatch("8", message), "{extra:?}");
+    }
+}
+
+#[test]
+fn modern_name_headers_for_prompts_and_resources_and_base64() {
+    let mut e = Endpoint::new();
+    let read = format!(
+        r#"{{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{{"uri":"books://Dune",{ENV}}}}}"#
+    );
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "resources/read"),
+            ("Mcp-Name", "books://Dune"),
+        ],
+        &read,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert!(a.body.contains("Dune by Frank Herbert"));
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "resources/read"),
+            ("Mcp-Name", "books://Neuromancer"),
+        ],
+        &read,
+    );
+    assert_eq!(
+        a,
+        mismatch(r#""r""#, "Mcp-Name does not match the body's name or uri")
+    );
+    let get = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"prompts/get","params":{{"name":"recommend","arguments":{{"genre":"cyberpunk"}},{ENV}}}}}"#
+    );
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "prompts/get"),
+            ("Mcp-Name", "recommend"),
+        ],
+        &get,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    // Non-ASCII name: the base64 sentinel (an unknown tool, so -32602 -> 400).
+    let body = modern_call(10, "caf\u{e9}", "{}");
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "=?base64?Y2Fmw6k=?="),
+        ],
+        &body,
+    );
+    assert_eq!(a.status, 400);
+    assert!(
+        a.body.contains(r#""code":-32602"#) && a.body.contains("Unknown tool"),
+        "{}",
+        a.body
+    );
+}
+
+#[test]
+fn modern_status_codes_follow_the_error_code() {
+    let mut e = Endpoint::new();
+    let hs = |m: &'static str| vec![HOST, ACCEPT, CT, MV, ("Mcp-Method", m)];
+    // -32601 -> 404
+    let a = e.post(
+        &hs("ping"),
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{{ENV}}}}}"#),
+    );
+    assert_eq!(a.status, 404, "{}", a.body);
+    assert!(a.body.contains(r#""code":-32601"#));
+    // -32022 -> 400 (header and _meta agree on an unsupported version)
+    let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            ("MCP-Protocol-Version", "2099-01-01"),
+            ("Mcp-Method", "tools/list"),
+        ],
+        body,
+    );
+    assert_eq!(a.status, 400);
+    assert!(a.body.contains(r#""code":-32022"#), "{}", a.body);
+    // Missing envelope key: the core's -32602 comes before header checks.
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let a = e.post(&[HOST, ACCEPT, CT], body);
+    assert_eq!(a.status, 400);
+    assert!(a.body.contains(r#""code":-32602"#), "{}", a.body);
+    // Header says 2026-07-28 but no envelope at all: -32602, 400.
+    let a = e.post(
+        &hs("tools/list"),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
+    );
+    assert_eq!(a.status, 400);
+    assert!(a.body.contains(r#""code":-32602"#), "{}", a.body);
+    // A tool error is a result: 200.
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "get_author"),
+        ],
+        &modern_call(5, "get_author", r#"{"title":"Nothing"}"#),
+    );
+    assert_eq!(a.status, 200);
+    assert!(a.body.contains(r#""isError":true"#));
+}
+
+#[test]
+fn modern_is_post_only() {
+    let mut e = Endpoint::new();
+    let allow = h(&[("Allow", "POST")]);
+    assert_eq!(
+        e.send("GET", &[HOST, MV], ""),
+        answer(405, allow.clone(), "")
+    );
+    assert_eq!(
+        e.send("DELETE", &[HOST, MV, ("Mcp-Session-Id", SID)], ""),
+        answer(405, allow, "")
+    );
+}
+
+#[test]
+fn modern_notifications_stream_as_sse() {
+    let mut e = Endpoint::new();
+    let body = r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"count","arguments":{"n":1},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "count"),
+        ],
+        body,
+    );
+    assert_eq!(a.status, 200);
+    assert_eq!(a.headers, h(&[("Content-Type", "text/event-stream")]));
+    assert!(
+        a.body.starts_with(
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\""
+        ),
+        "{}",
+        a.body
+    );
+    assert_eq!(
+        a.body.matches("event: message\n").count(),
+        2,
+        "no log without a logLevel: {}",
+        a.body
+    );
+    assert!(
+        a.body
+            .ends_with(&("\"resultType\":\"complete\",".to_owned() + STAMP + "}}\n\n")),
+        "{}",
+        a.body
+    );
+}
+
+#[test]
+fn initialize_with_an_envelope_is_handshake_traffic() {
+    // Not served statelessly: the handshake path runs it, and the core
+    // refuses an enveloped message on a handshake connection (no session).
+    let mut e = Endpoint::new();
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}},{ENV}}}}}"#
+    );
+    assert_eq!(
+        e.post(&[HOST, ACCEPT, CT], &body),
+        answer(
+            200,
+            json(),
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"}}"#
+        )
+    );
+    assert!(e.sessions.is_empty());
+}
+
+#[test]
+fn sse_that_does_not_fit_falls_back_to_the_response() {
+    let http = Http::new(&BOOKSHOP);
+    let mut sessions = Sessions::<1>::new();
+    let mut random = |id: &mut [u8; 16]| *id = [1; 16];
+    let mut body = INIT.as_bytes().to_vec();
+    let mut out = vec![0u8; 4096];
+    let hs = [HOST, ACCEPT, CT];
+    let r = http.handle(
+        &mut sessions,
+        &mut random,
+        Request::post(&hs[..], &mut body, 0),
+        &mut out,
+    );
+    let sid = r.session_id.unwrap();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"p"}}}"#;
+    // Room for the messages, not for their SSE framing.
+    let mut conn = sessions
+        .load(&picomcp::http::SessionId([1; 16]), 1)
+        .unwrap();
+    let mut probe = vec![0u8; 4096];
+    let n = BOOKSHOP.handle(&mut conn, &mut call.as_bytes().to_vec(), &mut probe);
+    assert_eq!(std::str::from_utf8(&probe[..n]).unwrap().lines().count(), 4);
+    let mut body = call.as_bytes().to_vec();
+    // (n + 60: the core itself garbles notification lines when `out` is
+    // only a few bytes larger than its output; see the report.)
+    let mut out = vec![0u8; n + 60];
+    let r = http.handle(
+        &mut sessions,
+        &mut random,
+        Request::post(&hs[..], &mut body, 1),
+        &mut out,
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.content_type, Some("application/json"));
+    assert_eq!(
+        std::str::from_utf8(&out[..r.body_len]).unwrap(),
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"counted 2"}],"isError":false}}"#
+    );
+}

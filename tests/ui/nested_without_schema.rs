@@ -1,0 +1,12 @@
+use picomcp::ToolArgs;
+
+struct Plain {
+    _x: u8,
+}
+
+#[derive(ToolArgs)]
+struct Args {
+    inner: Plain,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use picomcp::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    name: String,
+}
+
+fn main() {}
