@@ -4,7 +4,7 @@
 //! Use them through `picomcp` with its feature `derive`
 //! (`picomcp::{ToolArgs, ToolOutput, PromptArgs}`); the generated code names
 //! only `::picomcp::...` and `::core::...` paths, so it builds for `no_std`
-//! targets. See `README.md` in this crate.
+//! targets. Documented in the picomcp README ("Deriving schemas").
 //!
 //! * `#[derive(ToolArgs)]`: `impl picomcp::derive_support::HasSchema`
 //!   (`const SCHEMA`); deserializing is serde's (`#[derive(serde::Deserialize)]`
