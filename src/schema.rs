@@ -458,6 +458,16 @@ impl<'s> Schema<'s> {
 
     /// Write the schema as JSON.
     pub fn write(&self, w: &mut Writer<'_>) {
+        self.write_at(w, 0);
+    }
+
+    /// A self-referencing `static` schema is cut at [`MAX_SCHEMA_DEPTH`]
+    /// (written as `{}`, "anything"), as the checker stops there too.
+    fn write_at(&self, w: &mut Writer<'_>, depth: usize) {
+        if depth > MAX_SCHEMA_DEPTH {
+            w.raw(b"{}");
+            return;
+        }
         w.raw(b"{");
         let mut first = true;
         let mut key = |w: &mut Writer<'_>, k: &str| {
@@ -509,7 +519,7 @@ impl<'s> Schema<'s> {
                 }
                 w.string(p.name);
                 w.raw(b":");
-                p.schema.write(w);
+                p.schema.write_at(w, depth + 1);
             }
             w.raw(b"}");
         }
@@ -571,7 +581,7 @@ impl<'s> Schema<'s> {
         }
         if let Some(items) = self.items {
             key(w, "items");
-            items.write(w);
+            items.write_at(w, depth + 1);
         }
         let counts = [("minItems", self.min_items), ("maxItems", self.max_items)];
         for (name, c) in counts {
@@ -1083,6 +1093,15 @@ mod tests {
         items: Some(&LOOP),
         ..Schema::of(Types::ARRAY)
     };
+
+    #[test]
+    fn self_referencing_schema_is_emitted_bounded() {
+        let mut buf = std::vec![0u8; 4096];
+        let mut w = Writer::new(&mut buf);
+        LOOP.write(&mut w);
+        let n = w.finish().unwrap();
+        assert!(Value::parse(&buf[..n], &Limits::DEFAULT.max_depth(64)).is_ok());
+    }
 
     #[test]
     fn self_referencing_schema_is_bounded() {
