@@ -810,6 +810,7 @@ fn check<'s: 'a, 'a>(
     }
     match v.kind() {
         Kind::Number => check_number(s, v, path, found),
+        Kind::String if s.min_length.is_none() && s.max_length.is_none() => true,
         Kind::String => {
             let n = v.as_str().map_or(0, |j| j.char_count());
             if let Some(min) = s.min_length
