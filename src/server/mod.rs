@@ -460,6 +460,21 @@ fn progress_token(params: Option<Value<'_>>) -> Option<heapless::Vec<u8, MAX_PRO
     heapless::Vec::from_slice(token.raw()).ok()
 }
 
+/// The `params` of `tools/call` and `prompts/get`: `name` (a string) and
+/// `arguments` (an object, or absent/null); `None` when malformed.
+#[allow(clippy::type_complexity)]
+fn named_call(params: Option<&[u8]>) -> Option<(Value<'_>, JsonStr<'_>, Option<Value<'_>>)> {
+    let params = Value::trusted(params?);
+    let name = params.get("name")?.as_str()?;
+    let args = match params.get("arguments") {
+        None => None,
+        Some(a) if a.is_null() => None,
+        Some(a) if a.kind() == Kind::Object => Some(a),
+        Some(_) => return None,
+    };
+    Some((params, name, args))
+}
+
 /// Request-wide facts a handler context needs.
 struct RequestInfo<'n> {
     version: ProtocolVersion,
@@ -1277,17 +1292,8 @@ impl<'s, S> Server<'s, S> {
         let version = info.version;
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
         let (tool, args_span, mrtr) = {
-            let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
+            let Some((params, name, given)) = named_call(params.and_then(|r| frame.get(r))) else {
                 return resp.invalid_params();
-            };
-            let Some(name) = params.get("name").and_then(|v| v.as_str()) else {
-                return resp.invalid_params();
-            };
-            let given = match params.get("arguments") {
-                None => None,
-                Some(a) if a.is_null() => None,
-                Some(a) if a.kind() == Kind::Object => Some(a),
-                Some(_) => return resp.invalid_params(),
             };
             let found = self
                 .tools
@@ -1622,17 +1628,8 @@ impl<'s, S> Server<'s, S> {
         // Phase 1: the prompt, the spans of its declared arguments' values,
         // and the MRTR pieces (the last two spans).
         let (prompt, spans, binding) = {
-            let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
+            let Some((params, name, args)) = named_call(params.and_then(|r| frame.get(r))) else {
                 return resp.invalid_params();
-            };
-            let Some(name) = params.get("name").and_then(|v| v.as_str()) else {
-                return resp.invalid_params();
-            };
-            let args = match params.get("arguments") {
-                None => None,
-                Some(a) if a.is_null() => None,
-                Some(a) if a.kind() == Kind::Object => Some(a),
-                Some(_) => return resp.invalid_params(),
             };
             let Some(prompt) = self.prompts.iter().find(|p| name.eq_str(p.descriptor.name)) else {
                 return resp.error(
