@@ -188,3 +188,62 @@ fn batches_and_pagination_allocate_nothing() {
     assert_eq!(expected.0.1, 3);
     assert_eq!(expected.1.1, 3);
 }
+
+const MODERN_ENV: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}"#;
+
+fn modern(id: u32, method: &str, params: &str) -> String {
+    let sep = if params.is_empty() { "" } else { "," };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}"_meta":{{{MODERN_ENV},"progressToken":{id},"io.modelcontextprotocol/logLevel":"debug"}}}}}}"#
+    )
+}
+
+#[test]
+fn modern_paths_allocate_nothing() {
+    // The sealed state for the reserve retry, computed outside the count.
+    let first = modern(
+        1,
+        "tools/call",
+        r#""name":"reserve","arguments":{"title":"Dune"}"#,
+    );
+    let mut line = first.clone().into_bytes();
+    let mut out = vec![0u8; 4096];
+    let n = common::BOOKSHOP.handle(&mut picomcp::Connection::modern(), &mut line, &mut out);
+    let answer: serde_json::Value = serde_json::from_slice(&out[..n]).unwrap();
+    let state = answer["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let session = [
+        modern(1, "server/discover", ""),
+        modern(2, "tools/list", ""),
+        modern(3, "tools/call", r#""name":"get_author","arguments":{"title":"Dune"}"#),
+        modern(4, "tools/call", r#""name":"count","arguments":{"n":2}"#),
+        modern(5, "resources/read", r#""uri":"books://Dune""#),
+        modern(6, "prompts/get", r#""name":"recommend","arguments":{"genre":"fantasy"}"#),
+        modern(7, "completion/complete", r#""ref":{"type":"ref/prompt","name":"recommend"},"argument":{"name":"genre","value":"f"}"#),
+        first,
+        modern(
+            8,
+            "tools/call",
+            &format!(r#""name":"reserve","arguments":{{"title":"Dune"}},"requestState":"{state}","inputResponses":{{"confirm":{{"action":"accept","content":{{"confirm":true}}}}}}"#),
+        ),
+        modern(9, "tools/call", &format!(r#""name":"reserve","arguments":{{"title":"Dune"}},"requestState":"x{state}""#)),
+        modern(10, "ping", ""),
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"_meta":{}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":12,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.into(),
+    ];
+    let input = lines(&session.iter().map(String::as_str).collect::<Vec<_>>());
+    let expected = run_session(&input);
+    let before = allocations();
+    for _ in 0..50 {
+        assert_eq!(run_session(&input), expected);
+    }
+    assert_eq!(
+        allocations() - before,
+        0,
+        "heap allocations on 2026-07-28 paths"
+    );
+    // 13 answers, plus progress (2) and log (1) notifications from count.
+    assert_eq!(expected.1, 13 + 3);
+}
