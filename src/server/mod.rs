@@ -1581,15 +1581,14 @@ impl<'s, S> Server<'s, S> {
         };
         resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_) if !track.finished => resp.error(
-                INTERNAL_ERROR,
-                format_args!("resource handler returned without finishing its contents"),
-                Data::None,
+            Ok(_) => Self::close_handled(
+                resp,
+                &track,
+                modern,
+                body_start,
+                Some(cache.unwrap_or(self.cache)),
+                "resource",
             ),
-            Ok(_) if track.input_required => {
-                Self::finish_input_required_any(modern, body_start, &track, resp)
-            }
-            Ok(_) => resp.close_result(body_start, &track, Some(cache.unwrap_or(self.cache))),
             Err(ResourceFailure::NotFound(e)) => resp.error(
                 INVALID_PARAMS,
                 format_args!("{}", e.message()),
@@ -1597,6 +1596,30 @@ impl<'s, S> Server<'s, S> {
             ),
             Err(ResourceFailure::Protocol(e)) => resp.protocol(&e),
         }
+    }
+
+    /// Close what a resource, prompt or completion handler wrote: a finished
+    /// result (stamped, with `cache` on 2026-07-28), an `input_required`
+    /// answer, or `-32603` if it returned without finishing.
+    fn close_handled(
+        resp: Out<'_, '_>,
+        track: &Track,
+        modern: bool,
+        body_start: usize,
+        cache: Option<Cache>,
+        what: &str,
+    ) -> Wrote {
+        if !track.finished {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("{what} handler returned without finishing its answer"),
+                Data::None,
+            );
+        }
+        if track.input_required {
+            return Self::finish_input_required_any(modern, body_start, track, resp);
+        }
+        resp.close_result(body_start, track, cache)
     }
 
     /// `input_required` from a resource or prompt handler: only 2026-07-28
@@ -1711,15 +1734,7 @@ impl<'s, S> Server<'s, S> {
         };
         resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_) if !track.finished => resp.error(
-                INTERNAL_ERROR,
-                format_args!("prompt handler returned without finishing its messages"),
-                Data::None,
-            ),
-            Ok(_) if track.input_required => {
-                Self::finish_input_required_any(modern, body_start, &track, resp)
-            }
-            Ok(_) => resp.close_result(body_start, &track, None),
+            Ok(_) => Self::close_handled(resp, &track, modern, body_start, None, "prompt"),
             Err(e) => resp.protocol(&e),
         }
     }
@@ -1811,6 +1826,7 @@ impl<'s, S> Server<'s, S> {
         } else {
             CompletionRef::ResourceTemplate(target)
         };
+        let info_modern = info.modern;
         let body_start = resp.open_result();
         let mut track = Track::default();
         let outcome = {
@@ -1833,12 +1849,7 @@ impl<'s, S> Server<'s, S> {
         };
         resp.w.resume(track.len, track.limit, track.overflow);
         match outcome {
-            Ok(_) if !track.finished => resp.error(
-                INTERNAL_ERROR,
-                format_args!("completion handler returned without finishing"),
-                Data::None,
-            ),
-            Ok(_) => resp.close_result(body_start, &track, None),
+            Ok(_) => Self::close_handled(resp, &track, info_modern, body_start, None, "completion"),
             Err(e) => resp.protocol(&e),
         }
     }
