@@ -911,8 +911,25 @@ fn check_object<'s: 'a, 'a>(
     depth: usize,
     found: &mut Option<Violation<'s, 'a>>,
 ) -> bool {
+    // One walk records which declared properties appear, and which twice
+    // (for up to 64 properties; past that, lookups fall back to walking).
+    let tracked = s.properties.len() <= 64;
+    let (mut seen, mut twice) = (0u64, 0u64);
+    if tracked {
+        for (key, _) in v.members() {
+            if let Some(i) = s.properties.iter().position(|p| key.eq_str(p.name)) {
+                let bit = 1u64 << i;
+                twice |= seen & bit;
+                seen |= bit;
+            }
+        }
+    }
+    let present = |name: &str| match s.properties.iter().position(|p| p.name == name) {
+        Some(i) if tracked => seen & (1u64 << i) != 0,
+        _ => v.get(name).is_some(),
+    };
     for name in s.required {
-        if v.get(name).is_none() {
+        if !present(name) {
             path.push(Seg::Name(name));
             let r = fail(found, path, Constraint::Required);
             path.pop();
@@ -920,12 +937,20 @@ fn check_object<'s: 'a, 'a>(
         }
     }
     for (key, member) in v.members() {
-        let declared = s.properties.iter().find(|p| key.eq_str(p.name));
+        let declared = s
+            .properties
+            .iter()
+            .enumerate()
+            .find(|(_, p)| key.eq_str(p.name));
         path.push(Seg::Key(key));
         match declared {
-            Some(p) => {
-                let seen = v.members().filter(|(k, _)| k.eq_str(p.name)).count();
-                if seen > 1 {
+            Some((i, p)) => {
+                let duplicated = if tracked {
+                    twice & (1u64 << i) != 0
+                } else {
+                    v.members().filter(|(k, _)| k.eq_str(p.name)).count() > 1
+                };
+                if duplicated {
                     return fail(found, path, Constraint::Duplicate);
                 }
                 if !check(&p.schema, &member, path, depth + 1, found) {
