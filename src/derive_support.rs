@@ -71,13 +71,25 @@ impl<'r> ContentExt<'r> for Content<'r> {
     }
 }
 
-/// A bound for an integer limit: `Int` when it fits an `i64`, else `Float`.
+/// A bound for an integer limit: `Int` when it fits an `i64`; the one
+/// larger limit of a supported type, `u64::MAX`, as number text.
+///
+/// # Panics
+///
+/// On any other value beyond `i64` (a compile error: the derive calls this
+/// in `const`, and rejects 128-bit fields).
 #[doc(hidden)]
-pub const fn int_bound(n: i128) -> Bound {
+#[allow(
+    clippy::panic,
+    reason = "const-evaluated; unreachable for the types the derive accepts"
+)]
+pub const fn int_bound(n: i128) -> Bound<'static> {
     if n >= i64::MIN as i128 && n <= i64::MAX as i128 {
         Bound::Int(n as i64)
+    } else if n == u64::MAX as i128 {
+        Bound::decimal("18446744073709551615")
     } else {
-        Bound::Float(n as f64)
+        panic!("integer bound beyond the 64-bit range")
     }
 }
 

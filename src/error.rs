@@ -36,7 +36,7 @@ impl ErrorCode {
 
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        crate::wire::emit::Decimal::from(self.0).fmt(f)
     }
 }
 

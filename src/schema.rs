@@ -35,8 +35,8 @@
 
 use core::fmt;
 
-use crate::wire::emit::Writer;
-use crate::wire::json::{JsonStr, Kind, Value};
+use crate::wire::emit::{Decimal, Writer};
+use crate::wire::json::{JsonStr, Kind, Number, Value};
 
 /// A set of JSON Schema types (`type` keyword). Empty means "any type".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,21 +119,37 @@ impl fmt::Display for Types {
     }
 }
 
-/// A numeric bound, kept as written so `50` is emitted as `50`.
+/// A numeric bound, kept as written so `50` is emitted as `50` and `0.5` as
+/// `0.5`.
+///
+/// Arguments are compared with a bound exactly, from their text (`1.0`
+/// equals `1`, `0.30000000000000001` is above `0.3`): picomcp never parses or
+/// formats floating point, whose machinery is about 28 KB of flash on a
+/// Cortex-M.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
-pub enum Bound {
+pub enum Bound<'s> {
     /// An integer bound.
     Int(i64),
-    /// A fractional bound.
-    Float(f64),
+    /// Any JSON number, e.g. `0.5`, `-1e-3` or `18446744073709551615`.
+    Number(Number<'s>),
 }
 
-impl Bound {
+impl<'s> Bound<'s> {
+    /// A bound written as JSON number text: `Bound::decimal("0.5")`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is not a JSON number; in a `const` that is a compile error.
+    #[must_use]
+    pub const fn decimal(text: &'s str) -> Self {
+        Bound::Number(Number::literal(text))
+    }
+
     fn write(self, w: &mut Writer<'_>) {
         match self {
             Bound::Int(i) => w.i64(i),
-            Bound::Float(x) => w.f64(x),
+            Bound::Number(n) => w.raw(n.raw().as_bytes()),
         }
     }
 
@@ -141,19 +157,67 @@ impl Bound {
     /// (`None` when the value is not a number).
     fn cmp_value(self, v: &Value<'_>) -> Option<core::cmp::Ordering> {
         let n = v.as_number()?;
-        match (self, n.as_i64()) {
-            (Bound::Int(b), Some(i)) => Some(i.cmp(&b)),
-            (Bound::Int(b), None) => n.as_f64().partial_cmp(&(b as f64)),
-            (Bound::Float(b), _) => n.as_f64().partial_cmp(&b),
+        match self {
+            Bound::Int(b) => Some(match n.as_i64() {
+                Some(i) => i.cmp(&b),
+                None => {
+                    let mut buf = [0u8; 21];
+                    n.cmp_exact(&int_number(b, &mut buf))
+                }
+            }),
+            Bound::Number(b) => Some(n.cmp_exact(&b)),
         }
     }
 }
 
-impl fmt::Display for Bound {
+/// `i` as a JSON number in `buf`.
+fn int_number(i: i64, buf: &mut [u8; 21]) -> Number<'_> {
+    let mut digits = [0u8; 20];
+    let d = crate::wire::emit::decimal(i.unsigned_abs(), &mut digits);
+    let start = usize::from(i >= 0);
+    let end = 1 + d.len();
+    if let Some(sign) = buf.first_mut() {
+        *sign = b'-';
+    }
+    if let Some(dst) = buf.get_mut(1..end) {
+        dst.copy_from_slice(d);
+    }
+    let text = buf
+        .get(start..end)
+        .and_then(|t| core::str::from_utf8(t).ok())
+        .unwrap_or("0");
+    Number::parse(text).unwrap_or(Number::literal("0"))
+}
+
+/// `n % m` for `m != 0`. On 32-bit targets by shift and subtract, so the
+/// 64-bit division routine is not linked for `multipleOf`.
+fn rem(n: u64, m: u64) -> u64 {
+    if cfg!(target_pointer_width = "64") {
+        n.checked_rem(m).unwrap_or(n)
+    } else {
+        rem_by_shifts(n, m)
+    }
+}
+
+fn rem_by_shifts(n: u64, m: u64) -> u64 {
+    let mut r = 0u64;
+    for bit in (0..64).rev() {
+        // r < m, so 2r + bit < 2m: one subtraction restores r < m (the
+        // wrapping forms cover m > 2^63, where 2r overflows).
+        let carry = r >> 63;
+        r = (r << 1) | ((n >> bit) & 1);
+        if carry == 1 || r >= m {
+            r = r.wrapping_sub(m);
+        }
+    }
+    r
+}
+
+impl fmt::Display for Bound<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Bound::Int(i) => write!(f, "{i}"),
-            Bound::Float(x) => write!(f, "{x}"),
+            Bound::Int(i) => Decimal::from(*i).fmt(f),
+            Bound::Number(n) => f.write_str(n.raw()),
         }
     }
 }
@@ -196,8 +260,8 @@ impl fmt::Display for Literal<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Literal::Null => f.write_str("null"),
-            Literal::Bool(b) => write!(f, "{b}"),
-            Literal::Int(i) => write!(f, "{i}"),
+            Literal::Bool(b) => f.write_str(if *b { "true" } else { "false" }),
+            Literal::Int(i) => Decimal::from(*i).fmt(f),
             Literal::Str(s) => write!(f, "\"{s}\""),
         }
     }
@@ -240,13 +304,13 @@ pub struct Schema<'s> {
     /// `const`.
     pub const_value: Option<Literal<'s>>,
     /// `minimum`.
-    pub minimum: Option<Bound>,
+    pub minimum: Option<Bound<'s>>,
     /// `maximum`.
-    pub maximum: Option<Bound>,
+    pub maximum: Option<Bound<'s>>,
     /// `exclusiveMinimum`.
-    pub exclusive_minimum: Option<Bound>,
+    pub exclusive_minimum: Option<Bound<'s>>,
     /// `exclusiveMaximum`.
-    pub exclusive_maximum: Option<Bound>,
+    pub exclusive_maximum: Option<Bound<'s>>,
     /// `multipleOf`, for integers.
     pub multiple_of: Option<u64>,
     /// `minLength`, in characters.
@@ -396,26 +460,34 @@ impl<'s> Schema<'s> {
         self
     }
 
-    /// Set a fractional `minimum`.
-    pub const fn minimum_f64(mut self, x: f64) -> Self {
-        self.minimum = Some(Bound::Float(x));
+    /// Set `minimum` to any JSON number written as text: `"0.5"`, `"-1e-3"`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is not a JSON number; in a `const` that is a compile error.
+    pub const fn minimum_decimal(mut self, text: &'s str) -> Self {
+        self.minimum = Some(Bound::decimal(text));
         self
     }
 
-    /// Set a fractional `maximum`.
-    pub const fn maximum_f64(mut self, x: f64) -> Self {
-        self.maximum = Some(Bound::Float(x));
+    /// Set `maximum` to any JSON number written as text: `"99.5"`, `"1e6"`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is not a JSON number; in a `const` that is a compile error.
+    pub const fn maximum_decimal(mut self, text: &'s str) -> Self {
+        self.maximum = Some(Bound::decimal(text));
         self
     }
 
     /// Set `exclusiveMinimum`.
-    pub const fn exclusive_minimum(mut self, bound: Bound) -> Self {
+    pub const fn exclusive_minimum(mut self, bound: Bound<'s>) -> Self {
         self.exclusive_minimum = Some(bound);
         self
     }
 
     /// Set `exclusiveMaximum`.
-    pub const fn exclusive_maximum(mut self, bound: Bound) -> Self {
+    pub const fn exclusive_maximum(mut self, bound: Bound<'s>) -> Self {
         self.exclusive_maximum = Some(bound);
         self
     }
@@ -669,13 +741,13 @@ pub enum Constraint<'s> {
     /// Not the `const` value.
     Const(Literal<'s>),
     /// Below `minimum`.
-    Minimum(Bound),
+    Minimum(Bound<'s>),
     /// Above `maximum`.
-    Maximum(Bound),
+    Maximum(Bound<'s>),
     /// Not above `exclusiveMinimum`.
-    ExclusiveMinimum(Bound),
+    ExclusiveMinimum(Bound<'s>),
     /// Not below `exclusiveMaximum`.
-    ExclusiveMaximum(Bound),
+    ExclusiveMaximum(Bound<'s>),
     /// Not a multiple of `multipleOf`.
     MultipleOf(u64),
     /// Shorter than `minLength`.
@@ -725,7 +797,7 @@ impl fmt::Display for Violation<'_, '_> {
                         pointer_char(f, c)?;
                     }
                 }
-                Seg::Index(i) => write!(f, "{i}")?,
+                Seg::Index(i) => Decimal::from(*i).fmt(f)?,
             }
         }
         if self.path.len > MAX_PATH {
@@ -751,11 +823,15 @@ impl fmt::Display for Violation<'_, '_> {
             Constraint::Maximum(b) => write!(f, " must be <= {b}"),
             Constraint::ExclusiveMinimum(b) => write!(f, " must be > {b}"),
             Constraint::ExclusiveMaximum(b) => write!(f, " must be < {b}"),
-            Constraint::MultipleOf(m) => write!(f, " must be a multiple of {m}"),
-            Constraint::MinLength(n) => write!(f, " must be at least {n} characters long"),
-            Constraint::MaxLength(n) => write!(f, " must be at most {n} characters long"),
-            Constraint::MinItems(n) => write!(f, " must have at least {n} items"),
-            Constraint::MaxItems(n) => write!(f, " must have at most {n} items"),
+            Constraint::MultipleOf(m) => write!(f, " must be a multiple of {}", Decimal::from(m)),
+            Constraint::MinLength(n) => {
+                write!(f, " must be at least {} characters long", Decimal::from(n))
+            }
+            Constraint::MaxLength(n) => {
+                write!(f, " must be at most {} characters long", Decimal::from(n))
+            }
+            Constraint::MinItems(n) => write!(f, " must have at least {} items", Decimal::from(n)),
+            Constraint::MaxItems(n) => write!(f, " must have at most {} items", Decimal::from(n)),
             Constraint::TooDeep => f.write_str(" is nested too deeply"),
         }
     }
@@ -860,13 +936,13 @@ fn check_number<'s, 'a>(
     found: &mut Option<Violation<'s, 'a>>,
 ) -> bool {
     use core::cmp::Ordering::{Equal, Greater, Less};
-    let below = |b: Bound, allow_equal: bool| match b.cmp_value(v) {
+    let below = |b: Bound<'s>, allow_equal: bool| match b.cmp_value(v) {
         Some(Less) => true,
         Some(Equal) => !allow_equal,
         Some(Greater) => false,
         None => true,
     };
-    let above = |b: Bound, allow_equal: bool| match b.cmp_value(v) {
+    let above = |b: Bound<'s>, allow_equal: bool| match b.cmp_value(v) {
         Some(Greater) => true,
         Some(Equal) => !allow_equal,
         Some(Less) => false,
@@ -893,8 +969,14 @@ fn check_number<'s, 'a>(
         return fail(found, path, Constraint::ExclusiveMaximum(b));
     }
     if let Some(m) = s.multiple_of {
-        let ok = match v.as_number().and_then(|n| n.as_i64()) {
-            Some(i) => m != 0 && i.unsigned_abs() % m == 0,
+        // Exact for integral values of magnitude up to u64::MAX; larger
+        // ones (and fractions) are not accepted.
+        let magnitude = v
+            .as_number()
+            .and_then(|n| n.as_i128())
+            .and_then(|i| u64::try_from(i.unsigned_abs()).ok());
+        let ok = match magnitude {
+            Some(i) => m != 0 && rem(i, m) == 0,
             None => false,
         };
         if !ok {
@@ -990,7 +1072,7 @@ mod tests {
             "ratio",
             Schema::number()
                 .exclusive_minimum(Bound::Int(0))
-                .exclusive_maximum(Bound::Float(1.5)),
+                .exclusive_maximum(Bound::decimal("1.5")),
         ),
         Property::new("kind", Schema::string().const_value(Literal::Str("book"))),
         Property::new(
@@ -1142,5 +1224,70 @@ mod tests {
             LOOP.validate(&v).map_err(|e| e.constraint),
             Err(Constraint::TooDeep)
         ));
+    }
+
+    #[test]
+    fn remainder_by_shifts_matches_division() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut pairs = vec![
+            (0, 1),
+            (5, 1),
+            (u64::MAX, u64::MAX),
+            (u64::MAX, 1 << 63),
+            (u64::MAX - 1, u64::MAX),
+        ];
+        pairs.extend([((1 << 63) + 5, (1 << 63) + 1), (u64::MAX, 3), (12, 5)]);
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let m = (x.rotate_left(17) >> (x % 64)).max(1);
+            pairs.push((x, m));
+        }
+        for (n, m) in pairs {
+            assert_eq!(rem_by_shifts(n, m), n % m, "{n} % {m}");
+        }
+    }
+
+    #[test]
+    fn integer_bounds_compare_with_any_number_exactly() {
+        let s = Schema::number().minimum(-3).maximum(i64::MAX);
+        for ok in [
+            "-3",
+            "-3.0",
+            "-2.5",
+            "0",
+            "9223372036854775807",
+            "9.223372036854775807e18",
+        ] {
+            assert_eq!(err(&s, ok), None, "{ok}");
+        }
+        for (bad, want) in [
+            ("-3.5", "/ must be >= -3"),
+            ("-1e400", "/ must be >= -3"),
+            ("9223372036854775807.5", "/ must be <= 9223372036854775807"),
+            ("9223372036854775808", "/ must be <= 9223372036854775807"),
+        ] {
+            assert_eq!(err(&s, bad).as_deref(), Some(want), "{bad}");
+        }
+        let half = Schema::number()
+            .minimum_decimal("0.5")
+            .maximum_decimal("1e3");
+        assert_eq!(err(&half, "0.5"), None);
+        assert_eq!(err(&half, "1000.0"), None);
+        assert_eq!(
+            err(&half, "0.49999999999999999999").as_deref(),
+            Some("/ must be >= 0.5")
+        );
+        assert_eq!(
+            err(&half, "1000.0000000000000001").as_deref(),
+            Some("/ must be <= 1e3")
+        );
+        let even = Schema::integer().multiple_of(u64::MAX);
+        assert_eq!(err(&even, "18446744073709551615"), None);
+        assert_eq!(
+            err(&even, "-9223372036854775808").as_deref(),
+            Some("/ must be a multiple of 18446744073709551615")
+        );
     }
 }

@@ -65,8 +65,8 @@ fn scalar_schemas() {
             r#""a":{"type":"integer","minimum":0,"maximum":255},"#,
             r#""b":{"type":"integer","minimum":0,"maximum":65535},"#,
             r#""c":{"type":"integer","minimum":0,"maximum":4294967295},"#,
-            r#""d":{"type":"integer","minimum":0,"maximum":18446744073709552000},"#,
-            r#""e":{"type":"integer","minimum":0,"maximum":18446744073709552000},"#,
+            r#""d":{"type":"integer","minimum":0,"maximum":18446744073709551615},"#,
+            r#""e":{"type":"integer","minimum":0,"maximum":18446744073709551615},"#,
             r#""f":{"type":"integer","minimum":-128,"maximum":127},"#,
             r#""g":{"type":"integer","minimum":-32768,"maximum":32767},"#,
             r#""h":{"type":"integer","minimum":-2147483648,"maximum":2147483647},"#,
@@ -214,6 +214,8 @@ struct Attrs<'a> {
     ratio: f64,
     #[mcp(exclusive_minimum = 0, exclusive_maximum = 1.5)]
     open: f32,
+    #[mcp(minimum = -1_000.25, maximum = 1e-7, exclusive_minimum = -(2.5e3))]
+    tiny: f64,
     #[mcp(multiple_of = 5)]
     step: u8,
     #[mcp(min_length = 2, max_length = 10, default = "\"json\"", title = "Name")]
@@ -242,13 +244,14 @@ fn attribute_schemas() {
             r#""low":{"type":"integer","minimum":-5,"maximum":127},"#,
             r#""ratio":{"type":"number","description":"explicit wins over docs","minimum":0.5,"maximum":2.5},"#,
             r#""open":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1.5},"#,
+            r#""tiny":{"type":"number","minimum":-1000.25,"maximum":1e-7,"exclusiveMinimum":-2500.0},"#,
             r#""step":{"type":"integer","minimum":0,"maximum":255,"multipleOf":5},"#,
             r#""name":{"type":"string","title":"Name","minLength":2,"maxLength":10,"default":"json"},"#,
             r#""fixed":{"type":"string","minLength":1,"maxLength":4},"#,
             r#""list":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":3},"#,
             r#""type":{"type":"string"},"#,
             r#""defaulted":{"type":"boolean"}},"#,
-            r#""required":["n","low","ratio","open","step","name","fixed","list","type"]}"#
+            r#""required":["n","low","ratio","open","tiny","step","name","fixed","list","type"]}"#
         )
     );
     assert_eq!(

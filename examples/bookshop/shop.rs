@@ -12,7 +12,7 @@ use picomcp::resource::{
 };
 use picomcp::schema::{Property, Schema};
 use picomcp::tool::{Reply, Tool, ToolFailure, ToolOutcome};
-use picomcp::wire::emit::ValueWriter;
+use picomcp::wire::emit::{Decimal, ValueWriter};
 use picomcp::{
     INVALID_PARAMS, LogLevel, PromptArgs, ProtocolError, ResourceNotFound, Server, ServerInfo,
     ToolArgs, ToolError, ToolOutput,
@@ -152,7 +152,8 @@ fn count<'a>(_: &'a Shop, CountArgs { n }: CountArgs, mut reply: Reply<'_>) -> T
         reply.progress(i, Some(n), None);
     }
     reply.log(LogLevel::Info, Some("bookshop"), "counting done");
-    reply.text_fmt(format_args!("counted {n}"))
+    // `Decimal` rather than `{n}`: core's integer formatting costs flash.
+    reply.text_fmt(format_args!("counted {}", Decimal::from(n)))
 }
 
 /// 2026-07-28 only: asks the user to confirm through an elicitation form

@@ -41,17 +41,19 @@ const RICH: Schema = Schema::object(&[
         "ratio",
         Schema::number()
             .exclusive_minimum(Bound::Int(0))
-            .exclusive_maximum(Bound::Float(1.5)),
+            .exclusive_maximum(Bound::decimal("1.5")),
     ),
     Property::new("wide", Schema::number().minimum(i64::MIN).maximum(i64::MAX)),
     Property::new(
         "fine",
-        Schema::number().minimum_f64(-0.5).maximum_f64(1e300),
+        Schema::number()
+            .minimum_decimal("-0.5")
+            .maximum_decimal("1e300"),
     ),
     Property::new(
         "tight",
         Schema::integer()
-            .exclusive_minimum(Bound::Float(-1e-300))
+            .exclusive_minimum(Bound::decimal("-1e-300"))
             .exclusive_maximum(Bound::Int(i64::MIN)),
     ),
     Property::new("kind", Schema::string().const_value(Literal::Str("book"))),
@@ -96,7 +98,7 @@ const UNION: Schema = Schema::of(
 const NUMBERS: Schema = Schema::array(
     &Schema::number()
         .minimum(-3)
-        .maximum_f64(3.25)
+        .maximum_decimal("3.25")
         .multiple_of(3),
 )
 .max_items(1000);

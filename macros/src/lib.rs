@@ -504,18 +504,35 @@ fn schema_path() -> TokenStream2 {
     quote!(::picomcp::schema::Schema)
 }
 
-fn is_float_literal(e: &Expr) -> bool {
+/// A float literal (`0.5`, `-1e3`, `2.5f64`) as JSON number text, so the
+/// bound is compared and emitted without floating point on the target;
+/// `None` for anything else (an integer expression).
+fn float_literal_text(e: &Expr) -> Result<Option<String>> {
     match e {
         Expr::Lit(ExprLit {
-            lit: Lit::Float(_), ..
-        }) => true,
+            lit: Lit::Float(f), ..
+        }) => {
+            let x: f64 = f.base10_parse()?;
+            if !x.is_finite() {
+                return Err(Error::new(f.span(), "picomcp: the bound must be finite"));
+            }
+            // `{:?}` is the shortest text that reads back as the same f64,
+            // always JSON-valid: `0.5`, `1.0`, `1e300`, `1e-7`.
+            Ok(Some(format!("{x:?}")))
+        }
         Expr::Unary(ExprUnary {
             op: UnOp::Neg(_),
             expr,
             ..
-        }) => is_float_literal(expr),
-        Expr::Group(g) => is_float_literal(&g.expr),
-        _ => false,
+        }) => Ok(
+            float_literal_text(expr)?.map(|t| match t.strip_prefix('-') {
+                Some(positive) => positive.to_owned(),
+                None => format!("-{t}"),
+            }),
+        ),
+        Expr::Group(g) => float_literal_text(&g.expr),
+        Expr::Paren(p) => float_literal_text(&p.expr),
+        _ => Ok(None),
     }
 }
 
@@ -578,19 +595,13 @@ fn field_schema(ty: &Type, shape: &Shape, a: &FieldAttrs) -> Result<TokenStream2
     for (name, v) in [("minimum", &a.minimum), ("maximum", &a.maximum)] {
         if let Some((span, e)) = v {
             need(name, kind == "number", *span)?;
-            let m = syn::Ident::new(
-                if is_float_literal(e) {
-                    if name == "minimum" {
-                        "minimum_f64"
-                    } else {
-                        "maximum_f64"
-                    }
-                } else {
-                    name
-                },
-                *span,
-            );
-            out = quote!(#out.#m(#e));
+            if let Some(text) = float_literal_text(e)? {
+                let m = syn::Ident::new(&format!("{name}_decimal"), *span);
+                out = quote!(#out.#m(#text));
+            } else {
+                let m = syn::Ident::new(name, *span);
+                out = quote!(#out.#m(#e));
+            }
         }
     }
     for (name, v) in [
@@ -600,8 +611,8 @@ fn field_schema(ty: &Type, shape: &Shape, a: &FieldAttrs) -> Result<TokenStream2
         if let Some((span, e)) = v {
             need(name, kind == "number", *span)?;
             let m = syn::Ident::new(name, *span);
-            let bound = if is_float_literal(e) {
-                quote!(::picomcp::schema::Bound::Float(#e))
+            let bound = if let Some(text) = float_literal_text(e)? {
+                quote!(::picomcp::schema::Bound::decimal(#text))
             } else {
                 quote!(::picomcp::schema::Bound::Int(#e))
             };

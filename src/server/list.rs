@@ -1,6 +1,6 @@
 //! Pagination: opaque, tamper-evident cursors and page writing.
 //!
-//! A cursor is `INDEX-TAG`, where TAG is a keyed SipHash of (list, index,
+//! A cursor is `INDEX-TAG`, where TAG is HMAC-SHA256 (first 64 bits) of (list, index,
 //! list length) under the server's cursor key. A cursor edited by the client,
 //! taken from another list, or past the end is rejected with `-32602`.
 
@@ -21,13 +21,24 @@ pub(crate) enum List {
 const SUFFIX_RESERVE: usize = 72;
 
 fn tag(key: [u64; 2], list: List, index: usize, total: usize) -> u64 {
-    use core::hash::Hasher;
-    #[allow(deprecated)] // core's SipHash-2-4; deprecated only in favour of std's DefaultHasher
-    let mut h = core::hash::SipHasher::new_with_keys(key[0], key[1]);
-    h.write_u8(list as u8);
-    h.write_u64(index as u64);
-    h.write_u64(total as u64);
-    h.finish()
+    use hmac::{Hmac, KeyInit, Mac};
+    let mut k = [0u8; 16];
+    for (dst, src) in k.chunks_exact_mut(8).zip(key) {
+        dst.copy_from_slice(&src.to_le_bytes());
+    }
+    // HMAC-SHA256 (already linked for requestState) truncated to 64 bits:
+    // a forged or edited cursor is caught with probability 1 - 2^-64.
+    let Ok(mut m) = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&k) else {
+        return 0;
+    };
+    m.update(b"picomcp cursor");
+    m.update(&[list as u8]);
+    m.update(&(index as u64).to_le_bytes());
+    m.update(&(total as u64).to_le_bytes());
+    let mac = m.finalize().into_bytes();
+    let mut t = [0u8; 8];
+    t.copy_from_slice(mac.get(..8).unwrap_or(&[0; 8]));
+    u64::from_le_bytes(t)
 }
 
 /// Decode a cursor for `list` of `total` items: the start index.

@@ -58,7 +58,7 @@ use crate::mcp::{Fields, LogLevel, Method, ProtocolVersion, ServerInfo};
 use crate::prompt::{MAX_PROMPT_ARGUMENTS, Messages, Prompt, PromptRequest};
 use crate::resource::{Contents, ReadRequest, Resource, ResourceFailure, ResourceTemplate, Vars};
 use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure};
-use crate::wire::emit::Writer;
+use crate::wire::emit::{Decimal, Writer};
 use crate::wire::envelope::{self, Envelope};
 use crate::wire::json::{self, JsonStr, Kind, Limits, Value};
 use list::List;
@@ -339,7 +339,10 @@ impl<'w, 'o> Out<'w, 'o> {
         let cap = self.w.capacity();
         self.error(
             INTERNAL_ERROR,
-            format_args!("response exceeds the {cap}-byte output buffer"),
+            format_args!(
+                "response exceeds the {}-byte output buffer",
+                Decimal::from(cap)
+            ),
             Data::None,
         )
     }
@@ -621,7 +624,7 @@ impl<'s, S> Server<'s, S> {
         let mut w = answer_writer(out);
         Out::begin(&mut w, None).error(
             INVALID_REQUEST,
-            format_args!("message too large: limit {limit} bytes"),
+            format_args!("message too large: limit {} bytes", Decimal::from(limit)),
             Data::None,
         );
         finish(w)
@@ -761,7 +764,10 @@ impl<'s, S> Server<'s, S> {
             let cap = w.capacity();
             Out::begin(w, None).error(
                 INTERNAL_ERROR,
-                format_args!("batch response exceeds the {cap}-byte output buffer"),
+                format_args!(
+                    "batch response exceeds the {}-byte output buffer",
+                    Decimal::from(cap)
+                ),
                 Data::None,
             );
         } else if answers == 0 {
@@ -1506,7 +1512,10 @@ impl<'s, S> Server<'s, S> {
         write_tool_error(
             resp.w,
             name,
-            format_args!("result exceeds the {cap}-byte response buffer"),
+            format_args!(
+                "result exceeds the {}-byte response buffer",
+                Decimal::from(cap)
+            ),
         );
         if let Some(info) = resp.stamp {
             write_stamp(resp.w, &info, false, true, None);

@@ -14,7 +14,10 @@
 //! a JSON string inside its own buffer; the serde deserializer in
 //! `wire::de` uses them to borrow every `&str` from the frame.
 
+use core::cmp::Ordering;
 use core::fmt;
+
+use crate::wire::emit::Decimal;
 
 /// Largest nesting depth the scanner can track (size of its container stack,
 /// in bits). [`Limits::max_depth`] values above this are clamped to it.
@@ -94,43 +97,43 @@ pub enum JsonError {
     #[error("unexpected end of input")]
     UnexpectedEnd,
     /// A byte that cannot appear at this position.
-    #[error("unexpected byte at offset {offset}")]
+    #[error("unexpected byte at offset {}", Decimal::from(*.offset))]
     UnexpectedByte {
         /// Offset of the offending byte.
         offset: usize,
     },
     /// Something other than whitespace follows the value.
-    #[error("trailing data at offset {offset}")]
+    #[error("trailing data at offset {}", Decimal::from(*.offset))]
     TrailingData {
         /// Offset of the first byte after the value and its whitespace.
         offset: usize,
     },
     /// A number that breaks the JSON number grammar.
-    #[error("invalid number at offset {offset}")]
+    #[error("invalid number at offset {}", Decimal::from(*.offset))]
     InvalidNumber {
         /// Offset of the first byte that does not fit the grammar.
         offset: usize,
     },
     /// A backslash escape that is not one of the JSON escapes.
-    #[error("invalid escape at offset {offset}")]
+    #[error("invalid escape at offset {}", Decimal::from(*.offset))]
     InvalidEscape {
         /// Offset of the backslash.
         offset: usize,
     },
     /// A `\u` escape of a surrogate that is not part of a valid pair.
-    #[error("lone surrogate at offset {offset}")]
+    #[error("lone surrogate at offset {}", Decimal::from(*.offset))]
     LoneSurrogate {
         /// Offset of the backslash of the surrogate escape.
         offset: usize,
     },
     /// A byte sequence that is not valid UTF-8 inside a string.
-    #[error("invalid utf-8 at offset {offset}")]
+    #[error("invalid utf-8 at offset {}", Decimal::from(*.offset))]
     InvalidUtf8 {
         /// Offset of the first byte of the invalid sequence.
         offset: usize,
     },
     /// A raw control character (below 0x20) inside a string.
-    #[error("control character at offset {offset}")]
+    #[error("control character at offset {}", Decimal::from(*.offset))]
     ControlCharacter {
         /// Offset of the control character.
         offset: usize,
@@ -981,6 +984,24 @@ impl<'a> Number<'a> {
         }
     }
 
+    /// `text` as a number, for `const` bounds: `Number::literal("0.5")`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is not exactly one JSON number token; in a `const` that is
+    /// a compile error.
+    #[must_use]
+    #[allow(
+        clippy::panic,
+        reason = "a configuration error, caught at compile time in const use"
+    )]
+    pub const fn literal(text: &'a str) -> Number<'a> {
+        if !is_number_text(text.as_bytes()) {
+            panic!("not a JSON number");
+        }
+        Number { raw: text }
+    }
+
     /// The number's text, exactly as in the input.
     #[must_use]
     pub fn raw(&self) -> &'a str {
@@ -1115,7 +1136,75 @@ impl<'a> Number<'a> {
         if neg && mag != 0 { None } else { Some(mag) }
     }
 
+    /// The numbers compared by their exact decimal values (`1.0 == 1`,
+    /// `-0 == 0`, `1e2 == 100`, `0.1 < 0.10000000000000000001`), from the
+    /// text alone: no floating point, any number of digits. Exponents are
+    /// exact up to ±9.2e18; beyond that they saturate.
+    #[must_use]
+    pub fn cmp_exact(&self, other: &Number<'_>) -> Ordering {
+        let (a, b) = (Exact::of(self), Exact::of(other));
+        match (a.zero, b.zero) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => {
+                return if b.neg {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+            }
+            (false, true) => {
+                return if a.neg {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                };
+            }
+            (false, false) => {}
+        }
+        if a.neg != b.neg {
+            return if a.neg {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        }
+        let magnitude = a.point.cmp(&b.point).then_with(|| {
+            let (mut x, mut y) = (a.digits(), b.digits());
+            loop {
+                match (x.next(), y.next()) {
+                    (Some(p), Some(q)) if p == q => {}
+                    (Some(p), Some(q)) => return p.cmp(&q),
+                    // The longer one is bigger iff it has a non-zero digit left.
+                    (Some(p), None) => {
+                        return if p != b'0' || x.any(|d| d != b'0') {
+                            Ordering::Greater
+                        } else {
+                            Ordering::Equal
+                        };
+                    }
+                    (None, Some(q)) => {
+                        return if q != b'0' || y.any(|d| d != b'0') {
+                            Ordering::Less
+                        } else {
+                            Ordering::Equal
+                        };
+                    }
+                    (None, None) => return Ordering::Equal,
+                }
+            }
+        });
+        if a.neg {
+            magnitude.reverse()
+        } else {
+            magnitude
+        }
+    }
+
     /// The nearest f64 (overflow gives ±infinity, underflow ±0).
+    ///
+    /// This links the core library's float parser (about 16 KB of flash on
+    /// Cortex-M); picomcp itself never calls it unless a tool's argument
+    /// type has a float field.
     #[must_use]
     pub fn as_f64(&self) -> f64 {
         self.raw.parse::<f64>().unwrap_or(f64::NAN)
@@ -1125,6 +1214,92 @@ impl<'a> Number<'a> {
     #[must_use]
     pub fn as_f32(&self) -> f32 {
         self.raw.parse::<f32>().unwrap_or(f32::NAN)
+    }
+}
+
+/// `bytes` is exactly one JSON number token (the grammar of
+/// [`scan_number`], usable in `const`).
+const fn is_number_text(bytes: &[u8]) -> bool {
+    /// Skip `[0-9]*`; `None` if there was none.
+    const fn digits(mut s: &[u8]) -> Option<&[u8]> {
+        let mut any = false;
+        while let [b'0'..=b'9', rest @ ..] = s {
+            s = rest;
+            any = true;
+        }
+        if any { Some(s) } else { None }
+    }
+    let mut s = bytes;
+    if let [b'-', rest @ ..] = s {
+        s = rest;
+    }
+    s = match s {
+        [b'0', rest @ ..] => rest,
+        [b'1'..=b'9', ..] => match digits(s) {
+            Some(rest) => rest,
+            None => return false,
+        },
+        _ => return false,
+    };
+    if let [b'.', rest @ ..] = s {
+        s = match digits(rest) {
+            Some(rest) => rest,
+            None => return false,
+        };
+    }
+    if let [b'e' | b'E', rest @ ..] = s {
+        s = rest;
+        if let [b'+' | b'-', rest @ ..] = s {
+            s = rest;
+        }
+        s = match digits(s) {
+            Some(rest) => rest,
+            None => return false,
+        };
+    }
+    s.is_empty()
+}
+
+/// A number's value as `0.DIGITS × 10^point` (significant digits from the
+/// first non-zero one), for exact comparison.
+struct Exact<'a> {
+    neg: bool,
+    zero: bool,
+    /// The significant digits: the rest of `int` ++ `frac` after `skip`.
+    int: &'a [u8],
+    frac: &'a [u8],
+    skip: usize,
+    point: i64,
+}
+
+impl<'a> Exact<'a> {
+    fn of(n: &Number<'a>) -> Exact<'a> {
+        let p = n.parts();
+        let lead_int = p.int.iter().take_while(|&&d| d == b'0').count();
+        let lead = if lead_int == p.int.len() {
+            lead_int + p.frac.iter().take_while(|&&d| d == b'0').count()
+        } else {
+            lead_int
+        };
+        let total = p.int.len() + p.frac.len();
+        Exact {
+            neg: p.neg,
+            zero: lead == total,
+            int: p.int,
+            frac: p.frac,
+            skip: lead,
+            point: len_i64(p.int.len())
+                .saturating_sub(len_i64(lead))
+                .saturating_add(p.exp),
+        }
+    }
+
+    fn digits(&self) -> impl Iterator<Item = u8> + 'a {
+        self.int
+            .iter()
+            .chain(self.frac.iter())
+            .skip(self.skip)
+            .copied()
     }
 }
 
@@ -1995,6 +2170,58 @@ mod tests {
         assert_eq!(n("1e-400").as_f64(), 0.0);
         assert_eq!(n("0.1").as_f32(), 0.1f32);
         assert_eq!(format!("{}", n("-1.5e3")), "-1.5e3");
+    }
+
+    #[test]
+    fn numbers_compare_exactly_from_text() {
+        use core::cmp::Ordering::{Equal, Greater, Less};
+        fn n(t: &str) -> Number<'_> {
+            Number::parse(t).unwrap()
+        }
+        let cmp = |a: &str, b: &str| n(a).cmp_exact(&n(b));
+        for (a, b, want) in [
+            ("0", "-0", Equal),
+            ("0.000", "0e5", Equal),
+            ("1", "1.0", Equal),
+            ("1e2", "100", Equal),
+            ("100e-2", "1", Equal),
+            ("0.0012", "12e-4", Equal),
+            ("1.5", "1.50", Equal),
+            ("2", "1.5", Greater),
+            ("-2", "-1.5", Less),
+            ("-0.1", "0", Less),
+            ("0", "1e-400", Less),
+            ("0", "-1e-400", Greater),
+            ("0.1", "0.10000000000000000001", Less),
+            ("0.30000000000000001", "0.3", Greater),
+            ("9007199254740993", "9007199254740992", Greater),
+            ("18446744073709551616", "18446744073709551615", Greater),
+            ("1e400", "9e399", Greater),
+            ("-1e400", "-9e399", Less),
+            ("123.45", "123.4", Greater),
+            ("99", "100", Less),
+            ("0.99", "1", Less),
+            ("1e-7", "0.0000001", Equal),
+        ] {
+            assert_eq!(cmp(a, b), want, "{a} vs {b}");
+            assert_eq!(cmp(b, a), want.reverse(), "{b} vs {a}");
+        }
+    }
+
+    #[test]
+    fn number_literal_is_const_and_checked() {
+        const HALF: Number<'static> = Number::literal("0.5");
+        assert_eq!(HALF.raw(), "0.5");
+        for good in ["0", "-0", "1.5", "-1e-3", "2E+10", "18446744073709551616"] {
+            assert!(is_number_text(good.as_bytes()), "{good}");
+            assert_eq!(Number::literal(good).raw(), good);
+        }
+        for bad in [
+            "", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1 ", "0x1", "NaN", "--1",
+        ] {
+            assert!(!is_number_text(bad.as_bytes()), "{bad}");
+            assert!(std::panic::catch_unwind(|| Number::literal(bad)).is_err());
+        }
     }
 
     #[test]
