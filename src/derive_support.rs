@@ -29,6 +29,18 @@ pub trait HasSchema {
 /// `#[derive(ToolOutput)]`; implemented here for the field types the derive
 /// supports).
 pub trait WriteJson {
+    /// A schema that every value `write_json` writes is guaranteed to match,
+    /// by construction. When a tool's output schema is this one, the server
+    /// skips re-checking the structured content it finishes with
+    /// [`ContentExt::finish_output`].
+    ///
+    /// `#[derive(ToolOutput)]` sets it to the type's own schema when nothing
+    /// in it constrains values beyond their Rust types (no `minimum`,
+    /// `max_length`, … attributes, no float fields, nested types exact too).
+    /// A hand-written impl should leave the default, `None`: a wrong claim
+    /// lets invalid structured content through.
+    const EXACT_SCHEMA: Option<&'static Schema<'static>> = None;
+
     /// Write `self` as one JSON value.
     fn write_json(&self, v: ValueWriter<'_, '_>);
 }
@@ -55,7 +67,8 @@ pub trait ReplyExt<'r> {
 
 impl<'r> ReplyExt<'r> for Reply<'r> {
     fn output<'a, T: WriteJson + ?Sized>(self, value: &T) -> ToolOutcome<'a> {
-        self.structured(|v| value.write_json(v))
+        self.content()
+            .finish_structured_exact(T::EXACT_SCHEMA, |v| value.write_json(v))
     }
 }
 
@@ -67,7 +80,18 @@ pub trait ContentExt<'r> {
 
 impl<'r> ContentExt<'r> for Content<'r> {
     fn finish_output<'a, T: WriteJson + ?Sized>(self, value: &T) -> ToolOutcome<'a> {
-        self.finish_structured(|v| value.write_json(v))
+        self.finish_structured_exact(T::EXACT_SCHEMA, |v| value.write_json(v))
+    }
+}
+
+/// The output schema of `T` for `tool!`: the very reference `T` claims in
+/// [`WriteJson::EXACT_SCHEMA`] when it has one (so the server recognises it
+/// by address), else `T`'s schema.
+#[doc(hidden)]
+pub const fn output_schema<T: HasSchema + WriteJson + ?Sized>() -> &'static Schema<'static> {
+    match T::EXACT_SCHEMA {
+        Some(s) => s,
+        None => &T::SCHEMA,
     }
 }
 
@@ -125,6 +149,8 @@ impl WriteJson for str {
 }
 
 impl<T: WriteJson + ?Sized> WriteJson for &T {
+    const EXACT_SCHEMA: Option<&'static Schema<'static>> = T::EXACT_SCHEMA;
+
     fn write_json(&self, v: ValueWriter<'_, '_>) {
         (**self).write_json(v);
     }
@@ -265,7 +291,7 @@ macro_rules! __tool {
     };
     (@munch [$($n:expr)?] [$($a:ty)?] [$($h:expr)?] [$($m:tt)*] output: $o:ty $(, $($rest:tt)*)?) => {
         $crate::__tool!(@munch [$($n)?] [$($a)?] [$($h)?]
-            [$($m)* .output_schema(&<$o as $crate::derive_support::HasSchema>::SCHEMA)] $($($rest)*)?)
+            [$($m)* .output_schema($crate::derive_support::output_schema::<$o>())] $($($rest)*)?)
     };
     (@munch [$($n:expr)?] [$($a:ty)?] [$($h:expr)?] [$($m:tt)*] $key:ident : $v:expr $(, $($rest:tt)*)?) => {
         $crate::__tool!(@munch [$($n)?] [$($a)?] [$($h)?] [$($m)* .$key($v)] $($($rest)*)?)

@@ -360,7 +360,9 @@ impl<'a> Arguments<'a> {
     /// request (escaped strings are decoded in place). A mismatch between `T`
     /// and the input schema surfaces here as a tool error naming the problem.
     pub fn parse<T: Deserialize<'a>>(self) -> Result<T, ToolError<'static>> {
-        crate::wire::de::from_slice_in_place(self.raw).map_err(|e| {
+        // The server validated the frame (depth included) before building
+        // `Arguments`: no second validation pass.
+        crate::wire::de::from_validated_in_place(self.raw).map_err(|e| {
             ToolError::format(format_args!(
                 "arguments do not match the expected shape: {e}"
             ))
@@ -375,6 +377,9 @@ pub(crate) struct ReplyState {
     /// absolute in the output buffer: the value, and the span to remove for
     /// versions without it.
     pub(crate) structured: Option<(usize, usize, usize, usize)>,
+    /// The schema the structured content matches by construction
+    /// ([`WriteJson::EXACT_SCHEMA`](crate::derive_support::WriteJson::EXACT_SCHEMA)).
+    pub(crate) exact: Option<&'static Schema<'static>>,
 }
 
 /// Where a tool handler writes its successful result. Consumed by the method
@@ -529,10 +534,18 @@ impl<'r> Content<'r> {
     /// Finish the result with `structuredContent`, written by `write`. If no
     /// content block was written, a text block carrying the same JSON is
     /// added. The server checks it against the tool's output schema.
-    pub fn finish_structured<'a>(
+    pub fn finish_structured<'a>(self, write: impl FnOnce(ValueWriter<'_, 'r>)) -> ToolOutcome<'a> {
+        self.finish_structured_exact(None, write)
+    }
+
+    /// [`Self::finish_structured`], where `exact` (if any) is a schema the
+    /// written value matches by construction.
+    pub(crate) fn finish_structured_exact<'a>(
         mut self,
+        exact: Option<&'static Schema<'static>>,
         write: impl FnOnce(ValueWriter<'_, 'r>),
     ) -> ToolOutcome<'a> {
+        self.reply.state.exact = exact;
         let w = &mut self.reply.ctx.w;
         let structured = if self.blocks > 0 {
             let cut_start = w.len();

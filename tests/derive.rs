@@ -269,6 +269,38 @@ struct Renamed {
     second_field: bool,
 }
 
+#[derive(ToolOutput)]
+struct BoundedOut {
+    #[mcp(maximum = 5)]
+    n: u8,
+}
+
+#[derive(ToolOutput)]
+struct Wrapper<'a> {
+    renamed: Renamed,
+    list: heapless::Vec<Option<Status>, 2>,
+    name: Option<&'a str>,
+}
+
+/// A derived output claims its schema (so the server skips re-checking it)
+/// only when every value of the type matches it.
+#[test]
+fn exact_output_schemas() {
+    fn claim<T: WriteJson + ?Sized>() -> Option<&'static Schema<'static>> {
+        T::EXACT_SCHEMA
+    }
+    assert_eq!(claim::<Renamed>(), Some(&Renamed::SCHEMA));
+    assert_eq!(claim::<Status>(), Some(&Status::SCHEMA));
+    assert_eq!(claim::<Wrapper<'_>>(), Some(&Wrapper::SCHEMA));
+    assert_eq!(claim::<&Renamed>(), Some(&Renamed::SCHEMA));
+    // A value constraint the type does not enforce, a float (NaN is written
+    // as null), or a part that is not exact: checked by the server.
+    assert_eq!(claim::<BoundedOut>(), None);
+    assert_eq!(claim::<Book<'_>>(), None);
+    assert_eq!(claim::<Report<'_>>(), None);
+    assert_eq!(claim::<str>(), None);
+}
+
 #[test]
 fn rename_rules() {
     assert_eq!(

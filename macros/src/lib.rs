@@ -536,6 +536,21 @@ fn float_literal_text(e: &Expr) -> Result<Option<String>> {
     }
 }
 
+/// Whether every value of a shape's Rust type matches the shape's schema
+/// (a `const bool` expression): not for floats (NaN is written as `null`).
+fn shape_exact(shape: &Shape) -> TokenStream2 {
+    match shape {
+        Shape::Str | Shape::FixedString(_) | Shape::Int(_) | Shape::Bool => quote!(true),
+        Shape::Float => quote!(false),
+        Shape::Option(inner) | Shape::List { item: inner, .. } | Shape::Slice(inner) => {
+            shape_exact(inner)
+        }
+        Shape::Nested(ty) => {
+            quote_spanned!(ty.span()=> <#ty as ::picomcp::derive_support::WriteJson>::EXACT_SCHEMA.is_some())
+        }
+    }
+}
+
 /// The schema expression of a shape (without field attributes).
 fn shape_schema(shape: &Shape) -> TokenStream2 {
     let s = schema_path();
@@ -674,7 +689,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
         tail.extend(quote!(.description(#d)));
     }
 
-    let (schema, write_body) = match &input.data {
+    let (schema, write_body, exact) = match &input.data {
         Data::Struct(data) => {
             let Fields::Named(named) = &data.fields else {
                 return Err(Error::new(
@@ -687,6 +702,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
             let mut props = Vec::new();
             let mut required = Vec::new();
             let mut writes = Vec::new();
+            let mut exact_parts = Vec::new();
             for field in &named.named {
                 let a = parse_field_attrs(&field.attrs)?;
                 if a.serde_skip {
@@ -719,6 +735,20 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                 };
                 let shape = classify(&field.ty, mode)?;
                 let fs = field_schema(&field.ty, &shape, &a)?;
+                let constrained = a.minimum.is_some()
+                    || a.maximum.is_some()
+                    || a.exclusive_minimum.is_some()
+                    || a.exclusive_maximum.is_some()
+                    || a.multiple_of.is_some()
+                    || a.min_length.is_some()
+                    || a.max_length.is_some()
+                    || a.min_items.is_some()
+                    || a.max_items.is_some();
+                exact_parts.push(if constrained {
+                    quote!(false)
+                } else {
+                    shape_exact(&shape)
+                });
                 props.push(quote!(::picomcp::schema::Property::new(#name, #fs)));
                 let optional = matches!(shape, Shape::Option(_));
                 if !optional && !a.serde_default {
@@ -748,6 +778,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                     let mut object = v.object();
                     #(#writes)*
                 },
+                quote!(true #(&& #exact_parts)*),
             )
         }
         Data::Enum(data) => {
@@ -806,6 +837,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                     #[allow(unreachable_patterns)]
                     match self { #(#arms)* _ => v.null() }
                 },
+                quote!(true),
             )
         }
         Data::Union(_) => {
@@ -824,15 +856,38 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
     };
     Ok(match mode {
         Mode::Args => has_schema,
-        Mode::Output => quote! {
+        Mode::Output => {
+            // A static, so that every use of `EXACT_SCHEMA` (the handler's
+            // claim, `tool!`'s output schema) is the same address and the
+            // server recognises it without comparing schemas.
+            let statics = input.generics.lifetimes().map(|_| quote!('static));
+            let static_ty = if input.generics.params.is_empty() {
+                quote!(#ident)
+            } else {
+                quote!(#ident<#(#statics),*>)
+            };
+            let static_name =
+                syn::Ident::new(&format!("__PICOMCP_EXACT_SCHEMA_{ident}"), ident.span());
+            quote! {
             #has_schema
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            static #static_name: ::picomcp::schema::Schema<'static> =
+                <#static_ty as ::picomcp::derive_support::HasSchema>::SCHEMA;
             #[automatically_derived]
             impl #impl_g ::picomcp::derive_support::WriteJson for #ident #ty_g #where_c {
+                const EXACT_SCHEMA: ::core::option::Option<&'static ::picomcp::schema::Schema<'static>> =
+                    if #exact {
+                        ::core::option::Option::Some(&#static_name)
+                    } else {
+                        ::core::option::Option::None
+                    };
                 fn write_json(&self, v: ::picomcp::wire::emit::ValueWriter<'_, '_>) {
                     #write_body
                 }
             }
-        },
+            }
+        }
     })
 }
 

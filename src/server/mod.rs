@@ -450,8 +450,8 @@ fn write_tool_error(w: &mut Writer<'_>, tool: &str, message: fmt::Arguments<'_>)
 }
 
 /// The progress token of a request (`params._meta.progressToken`), as written.
-fn progress_token(params: Option<Value<'_>>) -> Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>> {
-    let token = params?.get("_meta")?.get("progressToken")?;
+fn progress_token(meta: Option<Value<'_>>) -> Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>> {
+    let token = meta?.get("progressToken")?;
     let ok = match token.kind() {
         Kind::String => true,
         Kind::Number => token.as_number().is_some_and(|n| n.is_integer_literal()),
@@ -463,13 +463,58 @@ fn progress_token(params: Option<Value<'_>>) -> Option<heapless::Vec<u8, MAX_PRO
     heapless::Vec::from_slice(token.raw()).ok()
 }
 
+/// `_meta`, `name` and `arguments` of a request's `params` (the first of
+/// each, as `Value::get` would find), from one walk over its members.
+#[derive(Clone, Copy, Default)]
+struct ParamsScan<'a> {
+    meta: Option<Value<'a>>,
+    name: Option<Value<'a>>,
+    arguments: Option<Value<'a>>,
+}
+
+impl<'a> ParamsScan<'a> {
+    fn of(params: Option<Value<'a>>) -> Self {
+        let mut scan = ParamsScan::default();
+        for (key, value) in params.iter().flat_map(|p| p.members()) {
+            let slot = if key.eq_str("_meta") {
+                &mut scan.meta
+            } else if key.eq_str("name") {
+                &mut scan.name
+            } else if key.eq_str("arguments") {
+                &mut scan.arguments
+            } else {
+                continue;
+            };
+            if slot.is_none() {
+                *slot = Some(value);
+            }
+        }
+        scan
+    }
+}
+
+/// Where `name` and `arguments` of `params` are in the frame.
+#[derive(Clone, Default)]
+struct NamedSpans {
+    name: Option<Range<usize>>,
+    arguments: Option<Range<usize>>,
+}
+
 /// The `params` of `tools/call` and `prompts/get`: `name` (a string) and
 /// `arguments` (an object, or absent/null); `None` when malformed.
 #[allow(clippy::type_complexity)]
-fn named_call(params: Option<&[u8]>) -> Option<(Value<'_>, JsonStr<'_>, Option<Value<'_>>)> {
-    let params = Value::trusted(params?);
-    let name = params.get("name")?.as_str()?;
-    let args = match params.get("arguments") {
+fn named_call<'f>(
+    frame: &'f [u8],
+    params: Option<Range<usize>>,
+    named: &NamedSpans,
+) -> Option<(Value<'f>, JsonStr<'f>, Option<Value<'f>>)> {
+    let params = Value::trusted(frame.get(params?)?);
+    let name = Value::trusted(frame.get(named.name.clone()?)?).as_str()?;
+    let arguments = match named.arguments.clone() {
+        Some(r) => Some(Value::trusted(frame.get(r)?)),
+        None => None,
+    };
+    let args = match arguments {
         None => None,
         Some(a) if a.is_null() => None,
         Some(a) if a.kind() == Kind::Object => Some(a),
@@ -487,6 +532,8 @@ struct RequestInfo<'n> {
     client: ClientCapabilities,
     progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
     notify: Option<&'n mut dyn Notify>,
+    /// `params.name` and `params.arguments`, found by the one walk.
+    named: NamedSpans,
 }
 
 /// The MRTR pieces of a request found in phase 1.
@@ -802,7 +849,12 @@ impl<'s, S> Server<'s, S> {
         let method = Method::from_json(request.method);
         let method_span = span(frame, request.method.raw());
         let params = request.params;
-        let meta = params.and_then(|p| p.get("_meta"));
+        let scan = ParamsScan::of(params);
+        let meta = scan.meta;
+        let named = NamedSpans {
+            name: scan.name.map(|v| span(frame, v.raw())),
+            arguments: scan.arguments.map(|v| span(frame, v.raw())),
+        };
         let enveloped = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).is_some();
         // The first request decides the connection's era, once.
         if *conn == Connection::Fresh {
@@ -814,7 +866,7 @@ impl<'s, S> Server<'s, S> {
         }
         let mut resp = Out::begin(w, Some(request.id.raw()));
         let params_span = params.map(|p| span(frame, p.raw()));
-        let progress = progress_token(params);
+        let progress = progress_token(meta);
         let session = match conn {
             Connection::Modern => {
                 resp.stamp = Some(self.info);
@@ -828,6 +880,7 @@ impl<'s, S> Server<'s, S> {
                             client,
                             progress,
                             notify,
+                            named,
                         }
                     }
                     Err(wrote) => return wrote,
@@ -892,6 +945,7 @@ impl<'s, S> Server<'s, S> {
             client: session.client_capabilities(),
             progress,
             notify,
+            named,
         };
         match method {
             Method::Ping => resp.result(|w| w.raw(b"{}")),
@@ -1298,7 +1352,7 @@ impl<'s, S> Server<'s, S> {
         let version = info.version;
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
         let (tool, args_span, mrtr) = {
-            let Some((params, name, given)) = named_call(params.and_then(|r| frame.get(r))) else {
+            let Some((params, name, given)) = named_call(frame, params, &info.named) else {
                 return resp.invalid_params();
             };
             let found = self
@@ -1464,14 +1518,27 @@ impl<'s, S> Server<'s, S> {
                 let bytes = resp.w.as_bytes().get(start..stop).unwrap_or(&[]);
                 let mut problem = None;
                 let mut object = false;
-                match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
-                    Err(_) => problem = Some(crate::error::Message::new("it is not valid JSON")),
-                    Ok(v) => {
-                        object = v.kind() == Kind::Object;
-                        if let Some(Err(viol)) = schema.map(|s| s.validate(&v)) {
-                            problem = Some(crate::error::Message::format(format_args!(
-                                "it does not match the output schema: {viol}"
-                            )));
+                // Written by a type whose every value matches this very
+                // schema (and by the core's writer, so it is JSON): no need
+                // to parse and check it again.
+                let exact = match (state.exact, schema) {
+                    (Some(e), Some(s)) => core::ptr::eq(e, s) || *e == *s,
+                    _ => false,
+                };
+                if exact {
+                    object = bytes.first() == Some(&b'{');
+                } else {
+                    match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
+                        Err(_) => {
+                            problem = Some(crate::error::Message::new("it is not valid JSON"))
+                        }
+                        Ok(v) => {
+                            object = v.kind() == Kind::Object;
+                            if let Some(Err(viol)) = schema.map(|s| s.validate(&v)) {
+                                problem = Some(crate::error::Message::format(format_args!(
+                                    "it does not match the output schema: {viol}"
+                                )));
+                            }
                         }
                     }
                 }
@@ -1660,7 +1727,7 @@ impl<'s, S> Server<'s, S> {
         // Phase 1: the prompt, the spans of its declared arguments' values,
         // and the MRTR pieces (the last two spans).
         let (prompt, spans, binding) = {
-            let Some((params, name, args)) = named_call(params.and_then(|r| frame.get(r))) else {
+            let Some((params, name, args)) = named_call(frame, params, &info.named) else {
                 return resp.invalid_params();
             };
             let Some(prompt) = self.prompts.iter().find(|p| name.eq_str(p.descriptor.name)) else {

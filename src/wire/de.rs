@@ -136,6 +136,23 @@ pub fn from_slice_in_place_with_limits<'de, T: serde::Deserialize<'de>>(
     }
 }
 
+/// [`from_slice_in_place`] for bytes already validated as one JSON value
+/// within [`MAX_DEPTH`] (a value inside a frame the server checked): the
+/// validation pass is skipped. On bytes that are not, it returns an error or
+/// some value, never panics.
+pub(crate) fn from_validated_in_place<'de, T: serde::Deserialize<'de>>(
+    input: &'de mut [u8],
+) -> Result<T, DeError> {
+    let mut de = Deserializer { input };
+    let value = T::deserialize(&mut de)?;
+    de.skip_ws();
+    if de.input.is_empty() {
+        Ok(value)
+    } else {
+        Err(DeError::TrailingCharacters)
+    }
+}
+
 /// Forward-only deserializer over the not yet consumed part of the frame.
 struct Deserializer<'de> {
     input: &'de mut [u8],

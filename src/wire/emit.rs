@@ -13,7 +13,7 @@
 use core::fmt;
 
 use crate::error::EncodeError;
-use crate::wire::json::JsonStr;
+use crate::wire::json::{self, JsonStr};
 
 /// Writes JSON into a borrowed byte buffer.
 #[derive(Debug)]
@@ -99,6 +99,7 @@ impl<'b> Writer<'b> {
         core::mem::replace(&mut self.string_mode, on)
     }
 
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
         if self.overflow {
             return;
@@ -110,7 +111,15 @@ impl<'b> Writer<'b> {
         }
         match self.buf.get_mut(self.len..end) {
             Some(dst) => {
-                dst.copy_from_slice(bytes);
+                // Most pieces are a few bytes of syntax: a byte loop beats a
+                // call to memcpy for those.
+                if bytes.len() <= 16 {
+                    for (d, &b) in dst.iter_mut().zip(bytes) {
+                        *d = b;
+                    }
+                } else {
+                    dst.copy_from_slice(bytes);
+                }
                 self.len = end;
             }
             None => self.overflow = true,
@@ -118,8 +127,13 @@ impl<'b> Writer<'b> {
     }
 
     /// Write JSON syntax (or, in string mode, escaped text).
+    #[inline]
     pub fn raw(&mut self, bytes: &[u8]) {
-        self.escape_levels(bytes, u8::from(self.string_mode));
+        if self.string_mode {
+            self.escape_levels(bytes, 1);
+        } else {
+            self.put(bytes);
+        }
     }
 
     /// [`raw`](Self::raw) for a `&str`.
@@ -140,6 +154,11 @@ impl<'b> Writer<'b> {
             return;
         }
         let next = levels - 1;
+        // Fast path: nothing to escape.
+        if json::plain_run(bytes) == bytes.len() {
+            self.escape_levels(bytes, next);
+            return;
+        }
         let mut run = 0;
         for (i, &b) in bytes.iter().enumerate() {
             let esc: Option<&[u8]> = match b {

@@ -189,6 +189,53 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// Bytes that stand for themselves inside a JSON string and need no escape
+/// when written: printable ASCII other than `"` and `\\`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, in bounds"
+)]
+pub(crate) static PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0x20;
+    while b < 0x80 {
+        t[b] = b != b'"' as usize && b != b'\\' as usize;
+        b += 1;
+    }
+    t
+};
+
+/// Length of the run of [`PLAIN`] bytes at the start of `bytes`: eight bytes
+/// at a time (SWAR), then byte by byte.
+#[inline]
+pub(crate) fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut n = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        // A high bit in `stop` marks a byte below 0x20, at or above 0x80,
+        // `"` or `\`; lower bytes can only give false marks above a true one.
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let stop = (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+            | (x & HIGH)
+            | zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')));
+        if stop != 0 {
+            return n + (stop.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + chunks
+        .remainder()
+        .iter()
+        .position(|&b| PLAIN.get(usize::from(b)) != Some(&true))
+        .unwrap_or(chunks.remainder().len())
+}
+
 /// Index of the first non-whitespace byte at or after `pos` (or `input.len()`).
 #[inline]
 fn skip_ws(input: &[u8], mut pos: usize) -> usize {
@@ -345,12 +392,7 @@ fn scan_string(input: &[u8], pos: usize, max_len: u32) -> Result<usize, JsonErro
     let mut i = start;
     loop {
         // Fast path over plain ASCII.
-        while let Some(&b) = input.get(i) {
-            if b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b) {
-                break;
-            }
-            i += 1;
-        }
+        i += plain_run(input.get(i..).unwrap_or_default());
         // `i - start` is the raw length so far (i >= start always).
         if u64::try_from(i - start).unwrap_or(u64::MAX) > u64::from(max_len) {
             return Err(JsonError::StringTooLong);
@@ -656,6 +698,7 @@ fn string_len(input: &[u8]) -> Option<usize> {
     }
     let mut i = 1;
     loop {
+        i += plain_run(input.get(i..)?);
         match *input.get(i)? {
             b'"' => return Some(i + 1),
             b'\\' => i += 2,
@@ -1370,11 +1413,27 @@ impl<'a> JsonStr<'a> {
 
     /// Decoded content equals `s` (no buffer needed).
     #[must_use]
+    #[inline]
     pub fn eq_str(&self, s: &str) -> bool {
-        if !self.raw.contains(&b'\\') {
-            return self.raw == s.as_bytes();
+        // An escape is longer than what it decodes to, so the raw text is
+        // never shorter than the decoded one: a shorter raw text cannot be
+        // equal, and one of equal length only if it has no escape at all.
+        if self.raw.len() == s.len() {
+            self.raw == s.as_bytes() && !self.raw.contains(&b'\\')
+        } else {
+            // Longer raw text: equal only through an escape, and its first
+            // character is either an escape or the same byte.
+            self.raw.len() > s.len()
+                && (self.raw.first() == s.as_bytes().first() || self.raw.first() == Some(&b'\\'))
+                && self.eq_str_escaped(s)
         }
-        matches!(self.strip_decoded_prefix(s.as_bytes()), Some((true, true)))
+    }
+
+    /// [`Self::eq_str`] when the raw text is longer than `s`.
+    #[inline(never)]
+    fn eq_str_escaped(&self, s: &str) -> bool {
+        self.raw.contains(&b'\\')
+            && matches!(self.strip_decoded_prefix(s.as_bytes()), Some((true, true)))
     }
 
     /// Decoded content starts with `prefix`.
@@ -2073,6 +2132,41 @@ mod tests {
     }
 
     #[test]
+    fn plain_run_matches_the_table() {
+        let slow = |b: &[u8]| {
+            b.iter()
+                .position(|&c| !PLAIN[usize::from(c)])
+                .unwrap_or(b.len())
+        };
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        for len in 0..40 {
+            for _ in 0..300 {
+                let mut v = std::vec::Vec::new();
+                for _ in 0..len {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // Mostly plain bytes, sometimes any byte.
+                    let b = if x.is_multiple_of(5) {
+                        (x >> 8) as u8
+                    } else {
+                        0x20 + ((x >> 8) % 0x60) as u8
+                    };
+                    v.push(b);
+                }
+                assert_eq!(plain_run(&v), slow(&v), "{v:?}");
+            }
+        }
+        for special in [0x00u8, 0x1f, b'"', b'\\', 0x7f, 0x80, 0xff] {
+            for at in 0..20 {
+                let mut v = std::vec![b'a'; 20];
+                v[at] = special;
+                assert_eq!(plain_run(&v), slow(&v), "{special:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
     fn value_len_works() {
         assert_eq!(value_len(b"\"a\\\"b\" rest"), Some(6));
         assert_eq!(value_len(b"[1,[2],\"]\"] rest"), Some(11));
@@ -2314,6 +2408,9 @@ mod tests {
         assert!(!js("").eq_str("a"));
         assert!(js("\\n").eq_str("\n"));
         assert!(!js("\\n").eq_str(""));
+        // Same length, same bytes, but the raw text is an escape.
+        assert!(!js("\\n").eq_str("\\n"));
+        assert!(js("\\\\n").eq_str("\\n"));
 
         assert_eq!(
             JsonStr::new(b"a\\x"),
