@@ -473,9 +473,10 @@ struct ParamsScan<'a> {
 }
 
 impl<'a> ParamsScan<'a> {
-    fn of(params: Option<Value<'a>>) -> Self {
+    /// From `members`, the members of `params`.
+    fn of(members: impl Iterator<Item = (JsonStr<'a>, Value<'a>)>) -> Self {
         let mut scan = ParamsScan::default();
-        for (key, value) in params.iter().flat_map(|p| p.members()) {
+        for (key, value) in members {
             let slot = if key.eq_str("_meta") {
                 &mut scan.meta
             } else if key.eq_str("name") {
@@ -713,7 +714,8 @@ impl<'s, S> Server<'s, S> {
             return 0;
         }
         let mut w = answer_writer(out);
-        if let Err(e) = json::validate(frame, &self.limits) {
+        let mut outline = json::Outline::new();
+        if let Err(e) = json::validate_outlined(frame, &self.limits, &mut outline) {
             Out::begin(&mut w, None).error(
                 PARSE_ERROR,
                 format_args!("Parse error"),
@@ -724,7 +726,7 @@ impl<'s, S> Server<'s, S> {
         if Value::trusted(frame).kind() == Kind::Array {
             self.batch(conn, frame, &mut w, notify);
         } else {
-            self.message(conn, frame, &mut w, notify, false);
+            self.message(conn, frame, Some(&outline), &mut w, notify, false);
         }
         finish(w)
     }
@@ -787,7 +789,7 @@ impl<'s, S> Server<'s, S> {
                 Some(n) => Some(&mut **n),
                 None => None,
             };
-            match self.message(conn, element, w, sink, true) {
+            match self.message(conn, element, None, w, sink, true) {
                 Wrote::Answer | Wrote::Error => answers += 1,
                 Wrote::Nothing => w.truncate(before),
                 Wrote::Failed => {
@@ -822,17 +824,23 @@ impl<'s, S> Server<'s, S> {
         }
     }
 
-    /// One JSON-RPC message (top level or a batch element).
+    /// One JSON-RPC message (top level or a batch element). `outline`, when
+    /// given, is the [`json::Outline`] of exactly `frame`.
     fn message(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
+        outline: Option<&json::Outline>,
         w: &mut Writer<'_>,
         notify: Option<&mut dyn Notify>,
         in_batch: bool,
     ) -> Wrote {
         let value = Value::trusted(frame);
-        let request = match envelope::parse(value) {
+        let parsed = match outline.and_then(|o| o.members(frame, None)) {
+            Some(members) => envelope::parse_members(value, members),
+            None => envelope::parse(value),
+        };
+        let request = match parsed {
             Ok(Envelope::Request(r)) => r,
             // Notifications (initialized, cancelled, unknown ones) and client
             // responses are never answered.
@@ -849,7 +857,13 @@ impl<'s, S> Server<'s, S> {
         let method = Method::from_json(request.method);
         let method_span = span(frame, request.method.raw());
         let params = request.params;
-        let scan = ParamsScan::of(params);
+        let scan = match params {
+            None => ParamsScan::default(),
+            Some(p) => match outline.and_then(|o| o.members(frame, Some(span(frame, p.raw())))) {
+                Some(members) => ParamsScan::of(members),
+                None => ParamsScan::of(p.members()),
+            },
+        };
         let meta = scan.meta;
         let named = NamedSpans {
             name: scan.name.map(|v| span(frame, v.raw())),

@@ -77,6 +77,16 @@ pub struct Invalid<'a> {
 /// `params` an object, or `null`/absent (treated as absent); no member twice.
 /// An object with `result` or `error` and no `method` is a response.
 pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
+    parse_members(value, value.members())
+}
+
+/// [`parse`], with the members of `value` given (as found by a
+/// [`json::Outline`](crate::wire::json::Outline)): they must be exactly
+/// `value.members()`.
+pub(crate) fn parse_members<'a>(
+    value: Value<'a>,
+    members: impl Iterator<Item = (JsonStr<'a>, Value<'a>)>,
+) -> Result<Envelope<'a>, Invalid<'a>> {
     if value.kind() != Kind::Object {
         return Err(Invalid {
             id: None,
@@ -89,7 +99,7 @@ pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
     let mut params = None;
     let mut result = false;
     let mut dup = false;
-    for (key, v) in value.members() {
+    for (key, v) in members {
         let slot = if key.eq_str("jsonrpc") {
             &mut jsonrpc
         } else if key.eq_str("id") {
