@@ -63,11 +63,13 @@ pub(crate) struct Ctx<'r> {
     pub(crate) finished: bool,
     pub(crate) input_required: bool,
     pub(crate) state_error: bool,
-    pub(crate) mrtr: crate::mrtr::Mrtr<'r>,
+    pub(crate) mrtr: &'r crate::mrtr::Mrtr<'r>,
     pub(crate) client: crate::server::ClientCapabilities,
     pub(crate) w: Writer<'r>,
     pub(crate) version: ProtocolVersion,
-    pub(crate) progress_token: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
+    /// The request's progress token, as written (at most
+    /// [`MAX_PROGRESS_TOKEN`] bytes).
+    pub(crate) progress_token: Option<&'r [u8]>,
     pub(crate) last_progress: Option<u64>,
     /// `None`: logging is off for this request.
     pub(crate) log_level: Option<LogLevel>,
@@ -119,12 +121,12 @@ impl<'r> Ctx<'r> {
         if self.last_progress.is_some_and(|last| progress <= last) {
             return false;
         }
-        let Some(token) = self.progress_token.take() else {
+        let Some(token) = self.progress_token else {
             return false;
         };
         let sent = self.notification("notifications/progress", |w| {
             w.raw(b"{\"progressToken\":");
-            w.raw(&token);
+            w.raw(token);
             w.raw(b",\"progress\":");
             w.u64(progress);
             if let Some(t) = total {
@@ -137,7 +139,6 @@ impl<'r> Ctx<'r> {
             }
             w.raw(b"}");
         });
-        self.progress_token = Some(token);
         if sent {
             self.last_progress = Some(progress);
         }

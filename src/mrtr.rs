@@ -212,6 +212,13 @@ pub(crate) struct Mrtr<'r> {
 }
 
 impl<'r> Mrtr<'r> {
+    /// No MRTR input.
+    pub(crate) const NONE: Mrtr<'static> = Mrtr {
+        binding: None,
+        state: None,
+        responses: None,
+    };
+
     pub(crate) fn response(&self, key: &str) -> Option<InputResponse<'r>> {
         let value = self.responses?.get(key)?;
         (value.kind() == Kind::Object).then_some(InputResponse { value })

@@ -997,13 +997,23 @@ fn check_object<'s: 'a, 'a>(
     // (for up to 64 properties; past that, lookups fall back to walking).
     let tracked = s.properties.len() <= 64;
     let (mut seen, mut twice) = (0u64, 0u64);
+    // The first members, kept from this walk so the checks below need not
+    // walk again (objects with more members are walked twice).
+    const KEPT: usize = 8;
+    let mut kept: [Option<(JsonStr<'a>, Value<'a>, Option<usize>)>; KEPT] = [None; KEPT];
+    let mut count = 0usize;
     if tracked {
-        for (key, _) in v.members() {
-            if let Some(i) = s.properties.iter().position(|p| key.eq_str(p.name)) {
+        for (key, member) in v.members() {
+            let declared = s.properties.iter().position(|p| key.eq_str(p.name));
+            if let Some(i) = declared {
                 let bit = 1u64 << i;
                 twice |= seen & bit;
                 seen |= bit;
             }
+            if let Some(slot) = kept.get_mut(count) {
+                *slot = Some((key, member, declared));
+            }
+            count += 1;
         }
     }
     let present = |name: &str| match s.properties.iter().position(|p| p.name == name) {
@@ -1018,12 +1028,25 @@ fn check_object<'s: 'a, 'a>(
             return r;
         }
     }
-    for (key, member) in v.members() {
-        let declared = s
-            .properties
-            .iter()
-            .enumerate()
-            .find(|(_, p)| key.eq_str(p.name));
+    let walk_again = !tracked || count > KEPT;
+    let mut again = walk_again.then(|| v.members());
+    let mut kept = kept
+        .get(..if walk_again { 0 } else { count })
+        .unwrap_or_default()
+        .iter()
+        .flatten();
+    loop {
+        let (key, member, declared) = match kept.next() {
+            Some(&(key, member, declared)) => (key, member, declared),
+            None => match again.as_mut().and_then(Iterator::next) {
+                Some((key, member)) => {
+                    let declared = s.properties.iter().position(|p| key.eq_str(p.name));
+                    (key, member, declared)
+                }
+                None => break,
+            },
+        };
+        let declared = declared.and_then(|i| s.properties.get(i).map(|p| (i, p)));
         path.push(Seg::Key(key));
         match declared {
             Some((i, p)) => {
@@ -1289,5 +1312,46 @@ mod tests {
             err(&even, "-9223372036854775808").as_deref(),
             Some("/ must be a multiple of 18446744073709551615")
         );
+    }
+
+    #[test]
+    fn objects_past_the_kept_members_are_walked_again() {
+        const PROPS: &[Property] = &[
+            Property::new("a", Schema::integer()),
+            Property::new("z", Schema::string().max_length(1)),
+        ];
+        let s = Schema::object(PROPS)
+            .required(&["a"])
+            .additional_properties(false);
+        let open = Schema::object(PROPS).required(&["a"]);
+        let filler: std::vec::Vec<String> = (0..9).map(|i| format!("\"f{i}\":{i}")).collect();
+        let many = |tail: &str| format!("{{\"a\":1,{},{tail}}}", filler.join(","));
+        assert_eq!(err(&open, &many("\"z\":\"x\"")), None);
+        assert_eq!(
+            err(&open, &many("\"z\":\"xy\"")).as_deref(),
+            Some("/z must be at most 1 characters long")
+        );
+        assert_eq!(
+            err(&open, &many("\"a\":2")).as_deref(),
+            Some("/a appears more than once")
+        );
+        assert_eq!(
+            err(&s, &many("\"z\":\"x\"")).as_deref(),
+            Some("/f0 is not an allowed property")
+        );
+        // The same answers for the short form (members kept from one walk).
+        assert_eq!(
+            err(&open, r#"{"a":1,"z":"xy"}"#).as_deref(),
+            Some("/z must be at most 1 characters long")
+        );
+        assert_eq!(
+            err(&open, r#"{"a":1,"a":2}"#).as_deref(),
+            Some("/a appears more than once")
+        );
+        assert_eq!(
+            err(&s, r#"{"a":1,"f":0}"#).as_deref(),
+            Some("/f is not an allowed property")
+        );
+        assert_eq!(err(&s, r#"{"z":"x"}"#).as_deref(), Some("/a is required"));
     }
 }

@@ -1358,7 +1358,7 @@ impl<'s, S> Server<'s, S> {
 
     fn call_tool(
         &self,
-        info: RequestInfo<'_>,
+        mut info: RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
@@ -1418,7 +1418,7 @@ impl<'s, S> Server<'s, S> {
         let mut state = ReplyState::default();
         let mut track = Track::default();
         let outcome = {
-            let ctx = self.ctx(&mut resp, info, &mut track, body_start, input);
+            let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
             (tool.handler)(
                 &self.state,
                 Arguments::new(args.unwrap_or(&mut empty)),
@@ -1465,17 +1465,23 @@ impl<'s, S> Server<'s, S> {
         resp.close_result(body_start, track, None)
     }
 
+    /// A handler context. It borrows the request's facts and MRTR input
+    /// rather than holding copies, so moving it (into `Reply`, `Content`,
+    /// ...) stays cheap.
     fn ctx<'c, 'n: 'c>(
         &self,
         resp: &'c mut Out<'_, '_>,
-        info: RequestInfo<'n>,
+        info: &'c mut RequestInfo<'n>,
         track: &'c mut Track,
         body_start: usize,
-        mrtr: crate::mrtr::Mrtr<'c>,
+        mrtr: &'c crate::mrtr::Mrtr<'c>,
     ) -> Ctx<'c> {
+        let RequestInfo {
+            notify, progress, ..
+        } = info;
         // Shortens the sink's trait-object lifetime to this request's scope.
         #[allow(clippy::needless_match)]
-        let notify: Option<&'c mut dyn Notify> = match info.notify {
+        let notify: Option<&'c mut dyn Notify> = match notify.take() {
             Some(n) => Some(n),
             None => None,
         };
@@ -1489,7 +1495,7 @@ impl<'s, S> Server<'s, S> {
             mrtr,
             client: info.client,
             version: info.version,
-            progress_token: info.progress,
+            progress_token: progress.as_deref(),
             last_progress: None,
             log_level: info.log_level,
             notify,
@@ -1610,7 +1616,7 @@ impl<'s, S> Server<'s, S> {
 
     fn read_resource(
         &self,
-        info: RequestInfo<'_>,
+        mut info: RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
@@ -1666,7 +1672,7 @@ impl<'s, S> Server<'s, S> {
         let body_start = resp.open_result();
         let mut track = Track::default();
         let outcome = {
-            let ctx = self.ctx(&mut resp, info, &mut track, body_start, input);
+            let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
             handler(&self.state, ReadRequest::new(uri, vars), Contents::new(ctx))
         };
         resp.w.resume(track.len, track.limit, track.overflow);
@@ -1732,7 +1738,7 @@ impl<'s, S> Server<'s, S> {
 
     fn get_prompt(
         &self,
-        info: RequestInfo<'_>,
+        mut info: RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
@@ -1815,7 +1821,7 @@ impl<'s, S> Server<'s, S> {
         let body_start = resp.open_result();
         let mut track = Track::default();
         let outcome = {
-            let ctx = self.ctx(&mut resp, info, &mut track, body_start, input);
+            let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
             (prompt.handler)(
                 &self.state,
                 PromptRequest::new(prompt.descriptor.arguments, values),
@@ -1831,7 +1837,7 @@ impl<'s, S> Server<'s, S> {
 
     fn complete(
         &self,
-        info: RequestInfo<'_>,
+        mut info: RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
@@ -1922,10 +1928,10 @@ impl<'s, S> Server<'s, S> {
         let outcome = {
             let ctx = self.ctx(
                 &mut resp,
-                info,
+                &mut info,
                 &mut track,
                 body_start,
-                crate::mrtr::Mrtr::default(),
+                &crate::mrtr::Mrtr::NONE,
             );
             handler(
                 &self.state,

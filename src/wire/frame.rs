@@ -110,10 +110,7 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
         loop {
             let data = self.buf.as_ref().get(self.start..self.end).unwrap_or(&[]);
             let from = self.scanned.min(data.len());
-            let newline = data
-                .get(from..)
-                .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
-                .map(|i| from + i);
+            let newline = data.get(from..).and_then(find_newline).map(|i| from + i);
             match newline {
                 Some(nl) if self.discarding => {
                     // The tail of an oversized line: drop it, resume framing.
@@ -174,6 +171,31 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
         }
         buf.get_mut(start..line_end)
     }
+}
+
+/// Index of the first `\n` in `bytes`: eight bytes at a time (SWAR), then
+/// byte by byte.
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut n = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let v = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));
+        // The lowest marked byte is exactly the first zero byte of `v`.
+        let zero = v.wrapping_sub(ONES) & !v & HIGH;
+        if zero != 0 {
+            return Some(n + (zero.trailing_zeros() / 8) as usize);
+        }
+        n += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|i| n + i)
 }
 
 #[cfg(test)]
@@ -248,5 +270,28 @@ mod tests {
     fn last_line_without_newline() {
         assert_eq!(run(8, b"a\nbc", 3), ["a", "bc<eof>"]);
         assert_eq!(run(4, b"a\nbcdefgh", 3), ["a", "!OVERFLOW 4"]);
+    }
+
+    #[test]
+    fn newline_search_matches_position() {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut v = std::vec![b'a'; len];
+                if at < len {
+                    v[at] = b'\n';
+                }
+                // Bytes that differ from '\n' by one bit or by borrow.
+                for (i, b) in v.iter_mut().enumerate() {
+                    if i != at && i % 3 == 0 {
+                        *b = [0x0b, 0x09, 0x8a, 0x00, 0xff][i % 5];
+                    }
+                }
+                assert_eq!(
+                    find_newline(&v),
+                    v.iter().position(|&b| b == b'\n'),
+                    "{v:?}"
+                );
+            }
+        }
     }
 }

@@ -1804,6 +1804,7 @@ pub fn unescape_in_place(buf: &mut [u8]) -> Result<usize, JsonError> {
     // Fast path: nothing to move before the first backslash.
     let mut r = 0usize;
     loop {
+        r += plain_run(buf.get(r..).unwrap_or_default());
         match buf.get(r) {
             None => return Ok(r),
             Some(b'\\') => break,
