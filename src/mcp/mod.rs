@@ -64,12 +64,10 @@ impl Method {
 
     /// Look a (possibly escaped) method name up.
     pub fn from_json(name: JsonStr<'_>) -> Method {
-        let found = match name.as_plain() {
-            // The usual case, no escapes: plain byte comparisons.
-            Some(plain) => Self::TABLE.iter().find(|(_, s)| *s == plain),
-            None => Self::TABLE.iter().find(|(_, s)| name.eq_str(s)),
-        };
-        found.map_or(Method::Unknown, |(m, _)| *m)
+        Self::TABLE
+            .iter()
+            .find(|(_, s)| name.eq_str(s))
+            .map_or(Method::Unknown, |(m, _)| *m)
     }
 
     /// The wire name (`""` for `Unknown`).
