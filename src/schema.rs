@@ -803,36 +803,58 @@ impl fmt::Display for Violation<'_, '_> {
         if self.path.len > MAX_PATH {
             f.write_str("/...")?;
         }
-        match self.constraint {
-            Constraint::Type(t) => write!(f, " must be of type {t}"),
-            Constraint::Required => f.write_str(" is required"),
-            Constraint::NotAllowed => f.write_str(" is not an allowed property"),
-            Constraint::Duplicate => f.write_str(" appears more than once"),
+        // Plain `write_str` and `Display::fmt` calls rather than `write!`:
+        // no format arguments to build, less flash on a microcontroller.
+        let (text, then): (&str, Option<&dyn fmt::Display>) = match &self.constraint {
+            Constraint::Type(t) => (" must be of type ", Some(t)),
+            Constraint::Required => (" is required", None),
+            Constraint::NotAllowed => (" is not an allowed property", None),
+            Constraint::Duplicate => (" appears more than once", None),
             Constraint::Enum(values) => {
                 f.write_str(" must be one of ")?;
                 for (i, v) in values.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{v}")?;
+                    v.fmt(f)?;
                 }
-                Ok(())
+                return Ok(());
             }
-            Constraint::Const(v) => write!(f, " must be {v}"),
-            Constraint::Minimum(b) => write!(f, " must be >= {b}"),
-            Constraint::Maximum(b) => write!(f, " must be <= {b}"),
-            Constraint::ExclusiveMinimum(b) => write!(f, " must be > {b}"),
-            Constraint::ExclusiveMaximum(b) => write!(f, " must be < {b}"),
-            Constraint::MultipleOf(m) => write!(f, " must be a multiple of {}", Decimal::from(m)),
+            Constraint::Const(v) => (" must be ", Some(v)),
+            Constraint::Minimum(b) => (" must be >= ", Some(b)),
+            Constraint::Maximum(b) => (" must be <= ", Some(b)),
+            Constraint::ExclusiveMinimum(b) => (" must be > ", Some(b)),
+            Constraint::ExclusiveMaximum(b) => (" must be < ", Some(b)),
+            Constraint::MultipleOf(m) => {
+                f.write_str(" must be a multiple of ")?;
+                return Decimal::from(*m).fmt(f);
+            }
             Constraint::MinLength(n) => {
-                write!(f, " must be at least {} characters long", Decimal::from(n))
+                f.write_str(" must be at least ")?;
+                Decimal::from(*n).fmt(f)?;
+                return f.write_str(" characters long");
             }
             Constraint::MaxLength(n) => {
-                write!(f, " must be at most {} characters long", Decimal::from(n))
+                f.write_str(" must be at most ")?;
+                Decimal::from(*n).fmt(f)?;
+                return f.write_str(" characters long");
             }
-            Constraint::MinItems(n) => write!(f, " must have at least {} items", Decimal::from(n)),
-            Constraint::MaxItems(n) => write!(f, " must have at most {} items", Decimal::from(n)),
-            Constraint::TooDeep => f.write_str(" is nested too deeply"),
+            Constraint::MinItems(n) => {
+                f.write_str(" must have at least ")?;
+                Decimal::from(*n).fmt(f)?;
+                return f.write_str(" items");
+            }
+            Constraint::MaxItems(n) => {
+                f.write_str(" must have at most ")?;
+                Decimal::from(*n).fmt(f)?;
+                return f.write_str(" items");
+            }
+            Constraint::TooDeep => (" is nested too deeply", None),
+        };
+        f.write_str(text)?;
+        match then {
+            Some(d) => d.fmt(f),
+            None => Ok(()),
         }
     }
 }

@@ -54,16 +54,16 @@ pub(crate) fn decode(
     if index.is_empty() || hex.len() != 16 || !index.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let index: usize = index.parse().ok()?;
-    let given = u64::from_str_radix(hex, 16).ok()?;
-    (index > 0 && index < total && given == tag(key, list, index, total)).then_some(index)
+    let index = index.bytes().try_fold(0usize, |n, d| {
+        n.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+    })?;
+    // Compared as the text we wrote (cursors are opaque: returned verbatim).
+    (index > 0 && index < total && hex.as_bytes() == tag_hex(tag(key, list, index, total)))
+        .then_some(index)
 }
 
-fn write_cursor(w: &mut Writer<'_>, key: [u64; 2], list: List, index: usize, total: usize) {
-    w.raw(b"\"");
-    w.u64(index as u64);
-    w.raw(b"-");
-    let t = tag(key, list, index, total);
+/// A tag as 16 lowercase hex digits.
+fn tag_hex(t: u64) -> [u8; 16] {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut hex = [0u8; 16];
     for (i, slot) in hex.iter_mut().enumerate() {
@@ -72,7 +72,14 @@ fn write_cursor(w: &mut Writer<'_>, key: [u64; 2], list: List, index: usize, tot
             .copied()
             .unwrap_or(b'0');
     }
-    w.raw(&hex);
+    hex
+}
+
+fn write_cursor(w: &mut Writer<'_>, key: [u64; 2], list: List, index: usize, total: usize) {
+    w.raw(b"\"");
+    w.u64(index as u64);
+    w.raw(b"-");
+    w.raw(&tag_hex(tag(key, list, index, total)));
     w.raw(b"\"");
 }
 

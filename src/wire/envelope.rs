@@ -77,7 +77,7 @@ pub struct Invalid<'a> {
 /// `params` an object, or `null`/absent (treated as absent); no member twice.
 /// An object with `result` or `error` and no `method` is a response.
 pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
-    parse_members(value, value.members())
+    parse_members(value, &mut value.members())
 }
 
 /// [`parse`], with the members of `value` given (as found by a
@@ -85,7 +85,7 @@ pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
 /// `value.members()`.
 pub(crate) fn parse_members<'a>(
     value: Value<'a>,
-    members: impl Iterator<Item = (JsonStr<'a>, Value<'a>)>,
+    members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>,
 ) -> Result<Envelope<'a>, Invalid<'a>> {
     if value.kind() != Kind::Object {
         return Err(Invalid {

@@ -173,23 +173,24 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
     }
 }
 
-/// Index of the first `\n` in `bytes`: eight bytes at a time (SWAR), then
-/// byte by byte.
+/// Index of the first `\n` in `bytes`: a machine word at a time (SWAR),
+/// then byte by byte.
 fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = bytes.chunks_exact(8);
+    const W: usize = core::mem::size_of::<usize>();
+    const ONES: usize = usize::MAX / 0xff;
+    const HIGH: usize = ONES * 0x80;
+    let mut chunks = bytes.chunks_exact(W);
     let mut n = 0;
     for chunk in &mut chunks {
-        let mut word = [0u8; 8];
+        let mut word = [0u8; W];
         word.copy_from_slice(chunk);
-        let v = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));
+        let v = usize::from_le_bytes(word) ^ (ONES * usize::from(b'\n'));
         // The lowest marked byte is exactly the first zero byte of `v`.
         let zero = v.wrapping_sub(ONES) & !v & HIGH;
         if zero != 0 {
             return Some(n + (zero.trailing_zeros() / 8) as usize);
         }
-        n += 8;
+        n += W;
     }
     chunks
         .remainder()

@@ -189,50 +189,44 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// Bytes that stand for themselves inside a JSON string and need no escape
+/// A byte that stands for itself inside a JSON string and needs no escape
 /// when written: printable ASCII other than `"` and `\\`.
-#[allow(
-    clippy::indexing_slicing,
-    reason = "evaluated at compile time, in bounds"
-)]
-pub(crate) static PLAIN: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0x20;
-    while b < 0x80 {
-        t[b] = b != b'"' as usize && b != b'\\' as usize;
-        b += 1;
-    }
-    t
-};
-
-/// Length of the run of [`PLAIN`] bytes at the start of `bytes`: eight bytes
-/// at a time (SWAR), then byte by byte.
 #[inline]
+pub(crate) const fn is_plain(b: u8) -> bool {
+    b >= 0x20 && b < 0x80 && b != b'"' && b != b'\\'
+}
+
+/// Length of the run of [`is_plain`] bytes at the start of `bytes`: a machine
+/// word at a time (SWAR), then byte by byte. Inlined on 64-bit targets (a
+/// hot loop); one shared copy on smaller ones (flash).
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 pub(crate) fn plain_run(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const W: usize = core::mem::size_of::<usize>();
+    const ONES: usize = usize::MAX / 0xff;
+    const HIGH: usize = ONES * 0x80;
     let mut n = 0;
-    let mut chunks = bytes.chunks_exact(8);
+    let mut chunks = bytes.chunks_exact(W);
     for chunk in &mut chunks {
-        let mut word = [0u8; 8];
+        let mut word = [0u8; W];
         word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
+        let x = usize::from_le_bytes(word);
         // A high bit in `stop` marks a byte below 0x20, at or above 0x80,
-        // `"` or `\`; lower bytes can only give false marks above a true one.
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        // `"` or `\\`; lower bytes can only give false marks above a true one.
+        let zero = |v: usize| v.wrapping_sub(ONES) & !v & HIGH;
         let stop = (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
             | (x & HIGH)
-            | zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')));
+            | zero(x ^ (ONES * usize::from(b'"')))
+            | zero(x ^ (ONES * usize::from(b'\\')));
         if stop != 0 {
             return n + (stop.trailing_zeros() / 8) as usize;
         }
-        n += 8;
+        n += W;
     }
     n + chunks
         .remainder()
         .iter()
-        .position(|&b| PLAIN.get(usize::from(b)) != Some(&true))
+        .position(|&b| !is_plain(b))
         .unwrap_or(chunks.remainder().len())
 }
 
@@ -500,51 +494,38 @@ fn scan_key(input: &[u8], pos: usize, max_len: u32) -> Result<(usize, usize), Js
 /// Bytes of the container-kind bit stack (one bit per level).
 const STACK_BYTES: usize = MAX_DEPTH as usize / 8;
 
-/// Per-level item counting. Monomorphised so that the common "unlimited
-/// items" case does not reserve the 1 KiB counter array on the stack.
-trait ItemCounter {
-    /// A container at `level` got its first item.
-    fn first(&mut self, level: usize, max: u32) -> Result<(), JsonError>;
-    /// A container at `level` got one more item.
-    fn next(&mut self, level: usize, max: u32) -> Result<(), JsonError>;
-}
+/// Per-level item counts: `None` when items are unlimited, so that case
+/// does not reserve the 1 KiB counter array on the stack (the array lives in
+/// [`validate_counting`]'s frame). One copy of the validation loop serves
+/// both.
+type Counts<'c> = Option<&'c mut [u32; MAX_DEPTH as usize]>;
 
-/// No counting (`max_items == u32::MAX`).
-struct NoCount;
-
-impl ItemCounter for NoCount {
-    #[inline]
-    fn first(&mut self, _: usize, _: u32) -> Result<(), JsonError> {
-        Ok(())
-    }
-    #[inline]
-    fn next(&mut self, _: usize, _: u32) -> Result<(), JsonError> {
-        Ok(())
-    }
-}
-
-/// One counter per nesting level.
-struct Counts([u32; MAX_DEPTH as usize]);
-
-impl ItemCounter for Counts {
-    fn first(&mut self, level: usize, max: u32) -> Result<(), JsonError> {
+/// A container at `level` got its first item.
+#[inline]
+fn count_first(counts: &mut Counts<'_>, level: usize, max: u32) -> Result<(), JsonError> {
+    if let Some(c) = counts {
         if max == 0 {
             return Err(JsonError::TooManyItems);
         }
-        if let Some(c) = self.0.get_mut(level) {
+        if let Some(c) = c.get_mut(level) {
             *c = 1;
         }
-        Ok(())
     }
-    fn next(&mut self, level: usize, max: u32) -> Result<(), JsonError> {
-        if let Some(c) = self.0.get_mut(level) {
-            if *c >= max {
-                return Err(JsonError::TooManyItems);
-            }
-            *c += 1;
+    Ok(())
+}
+
+/// A container at `level` got one more item.
+#[inline]
+fn count_next(counts: &mut Counts<'_>, level: usize, max: u32) -> Result<(), JsonError> {
+    if let Some(c) = counts
+        && let Some(c) = c.get_mut(level)
+    {
+        if *c >= max {
+            return Err(JsonError::TooManyItems);
         }
-        Ok(())
+        *c += 1;
     }
+    Ok(())
 }
 
 #[inline]
@@ -586,11 +567,9 @@ fn get_bit(stack: &[u8; STACK_BYTES], idx: usize) -> bool {
 /// The first problem found, as a [`JsonError`] (limit violations are the
 /// variants for which [`JsonError::is_limit`] is true).
 pub fn validate(input: &[u8], limits: &Limits) -> Result<(), JsonError> {
-    if limits.max_items == u32::MAX {
-        run_validate(input, limits, NoCount, &mut NoRecord)
-    } else {
-        validate_counting(input, limits, &mut NoRecord)
-    }
+    // The outlining validator, its outline unused: one copy of the
+    // validation loop in a firmware image instead of two.
+    validate_outlined(input, limits, &mut Outline::new())
 }
 
 /// [`validate`], also recording the [`Outline`] of a top-level object.
@@ -601,7 +580,7 @@ pub(crate) fn validate_outlined(
 ) -> Result<(), JsonError> {
     *outline = Outline::new();
     if limits.max_items == u32::MAX {
-        run_validate(input, limits, NoCount, outline)
+        run_validate(input, limits, None, outline)
     } else {
         validate_counting(input, limits, outline)
     }
@@ -613,7 +592,8 @@ fn validate_counting<R: Recorder>(
     limits: &Limits,
     rec: &mut R,
 ) -> Result<(), JsonError> {
-    run_validate(input, limits, Counts([0; MAX_DEPTH as usize]), rec)
+    let mut counts = [0u32; MAX_DEPTH as usize];
+    run_validate(input, limits, Some(&mut counts), rec)
 }
 
 /// What the validator tells a [`Recorder`]: members of objects at nesting
@@ -624,16 +604,6 @@ trait Recorder {
     fn member(&mut self, depth: usize, key: usize, key_end: usize, value: usize);
     /// A value inside a container at `depth` ended just before `pos`.
     fn value_end(&mut self, depth: usize, pos: usize);
-}
-
-/// Records nothing.
-struct NoRecord;
-
-impl Recorder for NoRecord {
-    #[inline]
-    fn member(&mut self, _: usize, _: usize, _: usize, _: usize) {}
-    #[inline]
-    fn value_end(&mut self, _: usize, _: usize) {}
 }
 
 /// Members recorded by an [`Outline`] (of the top-level object and of the
@@ -783,10 +753,10 @@ impl Recorder for Outline {
     }
 }
 
-fn run_validate<C: ItemCounter, R: Recorder>(
+fn run_validate<R: Recorder>(
     input: &[u8],
     limits: &Limits,
-    mut counts: C,
+    mut counts: Counts<'_>,
     rec: &mut R,
 ) -> Result<(), JsonError> {
     let max_depth = usize::from(if limits.max_depth > MAX_DEPTH {
@@ -825,7 +795,7 @@ fn run_validate<C: ItemCounter, R: Recorder>(
                         depth -= 1;
                     }
                     Some(_) => {
-                        counts.first(depth - 1, max_items)?;
+                        count_first(&mut counts, depth - 1, max_items)?;
                         if is_obj {
                             let (key_end, value) = scan_key(input, pos, max_str)?;
                             rec.member(depth, pos, key_end, value);
@@ -858,7 +828,7 @@ fn run_validate<C: ItemCounter, R: Recorder>(
             match input.get(pos) {
                 None => return Err(JsonError::UnexpectedEnd),
                 Some(b',') => {
-                    counts.next(depth - 1, max_items)?;
+                    count_next(&mut counts, depth - 1, max_items)?;
                     pos = skip_ws(input, pos + 1);
                     if is_obj {
                         let (key_end, value) = scan_key(input, pos, max_str)?;
@@ -1613,7 +1583,7 @@ impl<'a> JsonStr<'a> {
         // never shorter than the decoded one: a shorter raw text cannot be
         // equal, and one of equal length only if it has no escape at all.
         if self.raw.len() == s.len() {
-            self.raw == s.as_bytes() && !self.raw.contains(&b'\\')
+            self.raw == s.as_bytes() && self.raw.iter().all(|&b| b != b'\\')
         } else {
             // Longer raw text: equal only through an escape, and its first
             // character is either an escape or the same byte.
@@ -2423,11 +2393,7 @@ mod tests {
 
     #[test]
     fn plain_run_matches_the_table() {
-        let slow = |b: &[u8]| {
-            b.iter()
-                .position(|&c| !PLAIN[usize::from(c)])
-                .unwrap_or(b.len())
-        };
+        let slow = |b: &[u8]| b.iter().position(|&c| !is_plain(c)).unwrap_or(b.len());
         let mut x: u64 = 0x1234_5678_9abc_def1;
         for len in 0..40 {
             for _ in 0..300 {
