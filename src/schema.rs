@@ -805,11 +805,14 @@ impl fmt::Display for Violation<'_, '_> {
         }
         // Plain `write_str` and `Display::fmt` calls rather than `write!`:
         // no format arguments to build, less flash on a microcontroller.
-        let (text, then): (&str, Option<&dyn fmt::Display>) = match &self.constraint {
-            Constraint::Type(t) => (" must be of type ", Some(t)),
-            Constraint::Required => (" is required", None),
-            Constraint::NotAllowed => (" is not an allowed property", None),
-            Constraint::Duplicate => (" appears more than once", None),
+        // `text`, then a value, then `tail`: plain `write_str`/`fmt` calls
+        // rather than `write!` (no format arguments, less flash).
+        let count;
+        let (text, then, tail): (&str, Option<&dyn fmt::Display>, &str) = match &self.constraint {
+            Constraint::Type(t) => (" must be of type ", Some(t), ""),
+            Constraint::Required => (" is required", None, ""),
+            Constraint::NotAllowed => (" is not an allowed property", None, ""),
+            Constraint::Duplicate => (" appears more than once", None, ""),
             Constraint::Enum(values) => {
                 f.write_str(" must be one of ")?;
                 for (i, v) in values.iter().enumerate() {
@@ -820,42 +823,35 @@ impl fmt::Display for Violation<'_, '_> {
                 }
                 return Ok(());
             }
-            Constraint::Const(v) => (" must be ", Some(v)),
-            Constraint::Minimum(b) => (" must be >= ", Some(b)),
-            Constraint::Maximum(b) => (" must be <= ", Some(b)),
-            Constraint::ExclusiveMinimum(b) => (" must be > ", Some(b)),
-            Constraint::ExclusiveMaximum(b) => (" must be < ", Some(b)),
+            Constraint::Const(v) => (" must be ", Some(v), ""),
+            Constraint::Minimum(b) => (" must be >= ", Some(b), ""),
+            Constraint::Maximum(b) => (" must be <= ", Some(b), ""),
+            Constraint::ExclusiveMinimum(b) => (" must be > ", Some(b), ""),
+            Constraint::ExclusiveMaximum(b) => (" must be < ", Some(b), ""),
             Constraint::MultipleOf(m) => {
-                f.write_str(" must be a multiple of ")?;
-                return Decimal::from(*m).fmt(f);
+                count = Decimal::from(*m);
+                (" must be a multiple of ", Some(&count), "")
             }
-            Constraint::MinLength(n) => {
-                f.write_str(" must be at least ")?;
-                Decimal::from(*n).fmt(f)?;
-                return f.write_str(" characters long");
+            Constraint::MinLength(n)
+            | Constraint::MaxLength(n)
+            | Constraint::MinItems(n)
+            | Constraint::MaxItems(n) => {
+                count = Decimal::from(*n);
+                let (text, tail) = match self.constraint {
+                    Constraint::MinLength(_) => (" must be at least ", " characters long"),
+                    Constraint::MaxLength(_) => (" must be at most ", " characters long"),
+                    Constraint::MinItems(_) => (" must have at least ", " items"),
+                    _ => (" must have at most ", " items"),
+                };
+                (text, Some(&count), tail)
             }
-            Constraint::MaxLength(n) => {
-                f.write_str(" must be at most ")?;
-                Decimal::from(*n).fmt(f)?;
-                return f.write_str(" characters long");
-            }
-            Constraint::MinItems(n) => {
-                f.write_str(" must have at least ")?;
-                Decimal::from(*n).fmt(f)?;
-                return f.write_str(" items");
-            }
-            Constraint::MaxItems(n) => {
-                f.write_str(" must have at most ")?;
-                Decimal::from(*n).fmt(f)?;
-                return f.write_str(" items");
-            }
-            Constraint::TooDeep => (" is nested too deeply", None),
+            Constraint::TooDeep => (" is nested too deeply", None, ""),
         };
         f.write_str(text)?;
-        match then {
-            Some(d) => d.fmt(f),
-            None => Ok(()),
+        if let Some(d) = then {
+            d.fmt(f)?;
         }
+        f.write_str(tail)
     }
 }
 

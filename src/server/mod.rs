@@ -1549,7 +1549,7 @@ impl<'s, S> Server<'s, S> {
                     _ => false,
                 };
                 if exact {
-                    object = bytes.first() == Some(&b'{');
+                    object = Value::trusted(bytes).kind() == Kind::Object;
                 } else {
                     match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
                         Err(_) => {

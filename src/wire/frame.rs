@@ -173,30 +173,15 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
     }
 }
 
-/// Index of the first `\n` in `bytes`: a machine word at a time (SWAR),
-/// then byte by byte.
+/// Index of the first `\n` in `bytes`, a machine word at a time.
 fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const W: usize = core::mem::size_of::<usize>();
-    const ONES: usize = usize::MAX / 0xff;
-    const HIGH: usize = ONES * 0x80;
-    let mut chunks = bytes.chunks_exact(W);
-    let mut n = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; W];
-        word.copy_from_slice(chunk);
-        let v = usize::from_le_bytes(word) ^ (ONES * usize::from(b'\n'));
-        // The lowest marked byte is exactly the first zero byte of `v`.
-        let zero = v.wrapping_sub(ONES) & !v & HIGH;
-        if zero != 0 {
-            return Some(n + (zero.trailing_zeros() / 8) as usize);
-        }
-        n += W;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|i| n + i)
+    use crate::wire::json::{ONES, first_stop, zero_bytes};
+    let at = first_stop(
+        bytes,
+        |x| zero_bytes(x ^ (ONES * b'\n' as usize)),
+        |b| b == b'\n',
+    );
+    (at < bytes.len()).then_some(at)
 }
 
 #[cfg(test)]

@@ -196,38 +196,60 @@ pub(crate) const fn is_plain(b: u8) -> bool {
     b >= 0x20 && b < 0x80 && b != b'"' && b != b'\\'
 }
 
-/// Length of the run of [`is_plain`] bytes at the start of `bytes`: a machine
-/// word at a time (SWAR), then byte by byte. Inlined on 64-bit targets (a
-/// hot loop); one shared copy on smaller ones (flash).
-#[cfg_attr(target_pointer_width = "64", inline)]
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-pub(crate) fn plain_run(bytes: &[u8]) -> usize {
+/// `ONES * b`: `b` in every byte of a machine word.
+pub(crate) const ONES: usize = usize::MAX / 0xff;
+/// The high bit of every byte of a machine word.
+const HIGH: usize = ONES * 0x80;
+
+/// A high bit in every byte of `v` that is zero; bytes above the first zero
+/// byte may be marked falsely, the lowest mark is exact.
+#[inline]
+pub(crate) const fn zero_bytes(v: usize) -> usize {
+    v.wrapping_sub(ONES) & !v & HIGH
+}
+
+/// Index of the first byte of `bytes` that `stop` accepts (`bytes.len()` if
+/// none), a machine word at a time (SWAR): `marks(word)` must set the high bit
+/// of the lowest such byte of the little-endian `word` (false marks above it
+/// are allowed) and mark nothing when there is none.
+#[inline]
+pub(crate) fn first_stop(
+    bytes: &[u8],
+    marks: impl Fn(usize) -> usize,
+    stop: impl Fn(u8) -> bool,
+) -> usize {
     const W: usize = core::mem::size_of::<usize>();
-    const ONES: usize = usize::MAX / 0xff;
-    const HIGH: usize = ONES * 0x80;
     let mut n = 0;
     let mut chunks = bytes.chunks_exact(W);
     for chunk in &mut chunks {
         let mut word = [0u8; W];
         word.copy_from_slice(chunk);
-        let x = usize::from_le_bytes(word);
-        // A high bit in `stop` marks a byte below 0x20, at or above 0x80,
-        // `"` or `\\`; lower bytes can only give false marks above a true one.
-        let zero = |v: usize| v.wrapping_sub(ONES) & !v & HIGH;
-        let stop = (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-            | (x & HIGH)
-            | zero(x ^ (ONES * usize::from(b'"')))
-            | zero(x ^ (ONES * usize::from(b'\\')));
-        if stop != 0 {
-            return n + (stop.trailing_zeros() / 8) as usize;
+        let m = marks(usize::from_le_bytes(word));
+        if m != 0 {
+            return n + (m.trailing_zeros() / 8) as usize;
         }
         n += W;
     }
-    n + chunks
-        .remainder()
-        .iter()
-        .position(|&b| !is_plain(b))
-        .unwrap_or(chunks.remainder().len())
+    let rest = chunks.remainder();
+    n + rest.iter().position(|&b| stop(b)).unwrap_or(rest.len())
+}
+
+/// Length of the run of [`is_plain`] bytes at the start of `bytes`. Inlined
+/// on 64-bit targets (a hot loop); one shared copy on smaller ones (flash).
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+pub(crate) fn plain_run(bytes: &[u8]) -> usize {
+    first_stop(
+        bytes,
+        // Below 0x20, at or above 0x80, `"` or `\\`.
+        |x| {
+            (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+                | (x & HIGH)
+                | zero_bytes(x ^ (ONES * b'"' as usize))
+                | zero_bytes(x ^ (ONES * b'\\' as usize))
+        },
+        |b| !is_plain(b),
+    )
 }
 
 /// Index of the first non-whitespace byte at or after `pos` (or `input.len()`).
@@ -587,23 +609,13 @@ pub(crate) fn validate_outlined(
 }
 
 #[inline(never)]
-fn validate_counting<R: Recorder>(
+fn validate_counting(
     input: &[u8],
     limits: &Limits,
-    rec: &mut R,
+    outline: &mut Outline,
 ) -> Result<(), JsonError> {
     let mut counts = [0u32; MAX_DEPTH as usize];
-    run_validate(input, limits, Some(&mut counts), rec)
-}
-
-/// What the validator tells a [`Recorder`]: members of objects at nesting
-/// depth 1 and 2, and where values end.
-trait Recorder {
-    /// A member of an object at `depth` (1: the top-level object's): its
-    /// key at `key..key_end` (quotes included), its value from `value`.
-    fn member(&mut self, depth: usize, key: usize, key_end: usize, value: usize);
-    /// A value inside a container at `depth` ended just before `pos`.
-    fn value_end(&mut self, depth: usize, pos: usize);
+    run_validate(input, limits, Some(&mut counts), outline)
 }
 
 /// Members recorded by an [`Outline`] (of the top-level object and of the
@@ -688,7 +700,11 @@ impl Outline {
     }
 }
 
-impl Recorder for Outline {
+/// What the validator tells the outline: members of objects at nesting
+/// depth 1 and 2, and where values end.
+impl Outline {
+    /// A member of an object at `depth` (1: the top-level object's): its
+    /// key at `key..key_end` (quotes included), its value from `value`.
     #[inline]
     fn member(&mut self, depth: usize, key: usize, key_end: usize, value: usize) {
         if depth > 2 || !self.complete {
@@ -734,6 +750,7 @@ impl Recorder for Outline {
         }
     }
 
+    /// A value inside a container at `depth` ended just before `pos`.
     #[inline]
     fn value_end(&mut self, depth: usize, pos: usize) {
         if depth == 0 || depth > 2 {
@@ -753,11 +770,11 @@ impl Recorder for Outline {
     }
 }
 
-fn run_validate<R: Recorder>(
+fn run_validate(
     input: &[u8],
     limits: &Limits,
     mut counts: Counts<'_>,
-    rec: &mut R,
+    rec: &mut Outline,
 ) -> Result<(), JsonError> {
     let max_depth = usize::from(if limits.max_depth > MAX_DEPTH {
         MAX_DEPTH
