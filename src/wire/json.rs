@@ -429,18 +429,29 @@ fn scan_string(input: &[u8], pos: usize, max_len: u32) -> Result<usize, JsonErro
     }
 }
 
+/// The byte at `input[i]` (`const`: the number grammar below also checks
+/// `const` bounds, [`Number::literal`]).
+#[inline]
+const fn byte_at(input: &[u8], i: usize) -> Option<u8> {
+    match input.split_at_checked(i) {
+        Some((_, [b, ..])) => Some(*b),
+        _ => None,
+    }
+}
+
 /// Scan a number starting at `input[pos]`; returns the offset just past it.
-fn scan_number(input: &[u8], pos: usize) -> Result<usize, JsonError> {
+/// The one definition of the JSON number grammar.
+const fn scan_number(input: &[u8], pos: usize) -> Result<usize, JsonError> {
     let mut i = pos;
-    if input.get(i) == Some(&b'-') {
+    if let Some(b'-') = byte_at(input, i) {
         i += 1;
     }
     // Integer part: 0 | [1-9][0-9]*
-    match input.get(i) {
+    match byte_at(input, i) {
         None => return Err(JsonError::UnexpectedEnd),
         Some(b'0') => {
             i += 1;
-            if let Some(b'0'..=b'9') = input.get(i) {
+            if let Some(b'0'..=b'9') = byte_at(input, i) {
                 return Err(JsonError::InvalidNumber { offset: i });
             }
         }
@@ -448,31 +459,37 @@ fn scan_number(input: &[u8], pos: usize) -> Result<usize, JsonError> {
         Some(_) => return Err(JsonError::InvalidNumber { offset: i }),
     }
     // Fraction: . [0-9]+
-    if input.get(i) == Some(&b'.') {
-        i = require_digits(input, i + 1)?;
+    if let Some(b'.') = byte_at(input, i) {
+        i = match require_digits(input, i + 1) {
+            Ok(i) => i,
+            Err(e) => return Err(e),
+        };
     }
     // Exponent: [eE] [+-]? [0-9]+
-    if let Some(b'e' | b'E') = input.get(i) {
+    if let Some(b'e' | b'E') = byte_at(input, i) {
         i += 1;
-        if let Some(b'+' | b'-') = input.get(i) {
+        if let Some(b'+' | b'-') = byte_at(input, i) {
             i += 1;
         }
-        i = require_digits(input, i)?;
+        i = match require_digits(input, i) {
+            Ok(i) => i,
+            Err(e) => return Err(e),
+        };
     }
     Ok(i)
 }
 
 #[inline]
-fn skip_digits(input: &[u8], mut i: usize) -> usize {
-    while let Some(b'0'..=b'9') = input.get(i) {
+const fn skip_digits(input: &[u8], mut i: usize) -> usize {
+    while let Some(b'0'..=b'9') = byte_at(input, i) {
         i += 1;
     }
     i
 }
 
 /// One or more digits at `input[i..]`.
-fn require_digits(input: &[u8], i: usize) -> Result<usize, JsonError> {
-    match input.get(i) {
+const fn require_digits(input: &[u8], i: usize) -> Result<usize, JsonError> {
+    match byte_at(input, i) {
         None => Err(JsonError::UnexpectedEnd),
         Some(b'0'..=b'9') => Ok(skip_digits(input, i + 1)),
         Some(_) => Err(JsonError::InvalidNumber { offset: i }),
@@ -1441,47 +1458,9 @@ impl<'a> Number<'a> {
     }
 }
 
-/// `bytes` is exactly one JSON number token (the grammar of
-/// [`scan_number`], usable in `const`).
+/// `bytes` is exactly one JSON number token.
 const fn is_number_text(bytes: &[u8]) -> bool {
-    /// Skip `[0-9]*`; `None` if there was none.
-    const fn digits(mut s: &[u8]) -> Option<&[u8]> {
-        let mut any = false;
-        while let [b'0'..=b'9', rest @ ..] = s {
-            s = rest;
-            any = true;
-        }
-        if any { Some(s) } else { None }
-    }
-    let mut s = bytes;
-    if let [b'-', rest @ ..] = s {
-        s = rest;
-    }
-    s = match s {
-        [b'0', rest @ ..] => rest,
-        [b'1'..=b'9', ..] => match digits(s) {
-            Some(rest) => rest,
-            None => return false,
-        },
-        _ => return false,
-    };
-    if let [b'.', rest @ ..] = s {
-        s = match digits(rest) {
-            Some(rest) => rest,
-            None => return false,
-        };
-    }
-    if let [b'e' | b'E', rest @ ..] = s {
-        s = rest;
-        if let [b'+' | b'-', rest @ ..] = s {
-            s = rest;
-        }
-        s = match digits(s) {
-            Some(rest) => rest,
-            None => return false,
-        };
-    }
-    s.is_empty()
+    matches!(scan_number(bytes, 0), Ok(n) if n == bytes.len())
 }
 
 /// A number's value as `0.DIGITS × 10^point` (significant digits from the
