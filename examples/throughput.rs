@@ -16,11 +16,16 @@
 //! and prints one line on stdout:
 //!
 //! ```text
-//! N=10000 requests/s=… peak_rss_kib=…
+//! N=10000 requests/s=… peak_rss_kib=… server_cpu_us_per_request=… steal_pct=…
 //! ```
 //!
 //! `requests/s` is N over the wall time from the first byte written to the
-//! last answer read. `peak_rss_kib` is the server's `VmHWM` from
+//! last answer read. `server_cpu_us_per_request` is the server's user +
+//! system CPU time (from `/proc/<pid>/stat`, read after the last answer) over
+//! N + 1 requests, start-up included. `steal_pct` is the share of this
+//! machine's CPU time that its hypervisor gave to other guests during the run
+//! (`steal` in `/proc/stat`): on a shared VM, a run with much steal is a run
+//! of the neighbours' load, not of the server. Both are in 10 ms ticks. `peak_rss_kib` is the server's `VmHWM` from
 //! `/proc/<pid>/status`: polled every 50 ms and read once more after the last
 //! answer, just before stdin is closed; the maximum is reported. Details go
 //! to stderr. Exit status 1 on any failure.
@@ -173,6 +178,30 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// User + system CPU time of a live process, in clock ticks (`utime` and
+/// `stime`, fields 14 and 15 of `/proc/<pid>/stat`).
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let mut fields = rest.split_whitespace().skip(11); // field 3 is the first here
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// Ticks the hypervisor gave to other guests while this one wanted to run
+/// (`steal` in the `cpu` line of `/proc/stat`, summed over all CPUs).
+fn steal_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    line.split_whitespace().nth(8)?.parse().ok()
+}
+
+/// `USER_HZ`: the unit of `/proc` CPU times (100 on every Linux
+/// architecture this runs on; `getconf CLK_TCK` shows it).
+const TICKS_PER_SEC: f64 = 100.0;
+
 struct Args {
     bin: String,
     n: u64,
@@ -291,6 +320,8 @@ fn main() -> ExitCode {
 
     // Poll VmHWM every 50 ms, keep the maximum.
     let peak = Arc::new(AtomicU64::new(0));
+    // The server's CPU time, read with the last VmHWM (before stdin closes).
+    let server_ticks = Arc::new(AtomicU64::new(u64::MAX));
     let stop = Arc::new(AtomicBool::new(false));
     let poller = {
         let (peak, stop) = (Arc::clone(&peak), Arc::clone(&stop));
@@ -308,8 +339,9 @@ fn main() -> ExitCode {
     // answer (or a deadline passes), read VmHWM once more, close stdin.
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let deadline = Duration::from_secs(30) + Duration::from_micros(100 * n);
+    let steal_before = steal_ticks();
     let writer = {
-        let peak = Arc::clone(&peak);
+        let (peak, server_ticks) = (Arc::clone(&peak), Arc::clone(&server_ticks));
         thread::spawn(move || -> (Instant, std::io::Result<()>) {
             let mut stdin: ChildStdin = stdin;
             let start = Instant::now();
@@ -320,6 +352,9 @@ fn main() -> ExitCode {
             }
             if let Some(kib) = vm_hwm_kib(pid) {
                 peak.fetch_max(kib, Ordering::Relaxed);
+            }
+            if let Some(t) = cpu_ticks(pid) {
+                server_ticks.store(t, Ordering::Relaxed);
             }
             drop(stdin);
             (start, written)
@@ -409,11 +444,24 @@ fn main() -> ExitCode {
     };
     let secs = end.duration_since(start).as_secs_f64();
     let peak_kib = peak.load(Ordering::Relaxed);
+    // Both CPU figures come in 10 ms ticks: coarse at small N.
+    let cpus = thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let steal = match (steal_before, steal_ticks()) {
+        (Some(a), Some(b)) => format!(
+            "{:.0}",
+            100.0 * b.saturating_sub(a) as f64 / TICKS_PER_SEC / (secs * cpus)
+        ),
+        _ => "?".to_owned(),
+    };
+    let cpu = match server_ticks.load(Ordering::Relaxed) {
+        u64::MAX => "?".to_owned(),
+        t => format!("{:.2}", t as f64 / TICKS_PER_SEC * 1e6 / (n + 1) as f64),
+    };
     eprintln!(
         "throughput: {n} requests ({mix:?}), {input_len} B in, {out_bytes} B out, {secs:.3} s wall, VmHWM {peak_kib} KiB; first {checked} answers checked one by one"
     );
     println!(
-        "N={n} requests/s={:.0} peak_rss_kib={peak_kib}",
+        "N={n} requests/s={:.0} peak_rss_kib={peak_kib} server_cpu_us_per_request={cpu} steal_pct={steal}",
         n as f64 / secs
     );
     ExitCode::SUCCESS

@@ -45,11 +45,12 @@ pub enum Method {
 }
 
 impl Method {
+    /// Most frequent first: lookups compare in this order.
     const TABLE: [(Method, &'static str); 14] = [
-        (Method::Initialize, "initialize"),
+        (Method::ToolsCall, "tools/call"),
         (Method::Ping, "ping"),
         (Method::ToolsList, "tools/list"),
-        (Method::ToolsCall, "tools/call"),
+        (Method::Initialize, "initialize"),
         (Method::ResourcesList, "resources/list"),
         (Method::ResourceTemplatesList, "resources/templates/list"),
         (Method::ResourcesRead, "resources/read"),

@@ -160,6 +160,10 @@ struct Deserializer<'de> {
 
 impl<'de> Deserializer<'de> {
     fn skip_ws(&mut self) {
+        // Compact JSON has no whitespace: decide that from the first byte.
+        if !matches!(self.input.first(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            return;
+        }
         let n = self
             .input
             .iter()
@@ -216,6 +220,16 @@ impl<'de> Deserializer<'de> {
     /// The string at the front of the input (after `peek() == b'"'`),
     /// unescaped in place and borrowed for `'de`.
     fn parse_str(&mut self) -> Result<&'de str, DeError> {
+        // Fast path: a run of plain ASCII up to the closing quote needs no
+        // unescaping (one scan instead of measuring, then unescaping).
+        if let [b'"', rest @ ..] = &*self.input {
+            let run = json::plain_run(rest);
+            if rest.get(run) == Some(&b'"') {
+                let whole: &'de [u8] = self.take_bytes(run + 2)?;
+                let content = whole.get(1..=run).ok_or(DeError::Syntax)?;
+                return core::str::from_utf8(content).map_err(|_| DeError::Syntax);
+            }
+        }
         let n = self.value_len()?;
         let inner = n.checked_sub(2).ok_or(DeError::Syntax)?;
         let whole = self.take_bytes(n)?;

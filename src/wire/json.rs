@@ -403,7 +403,29 @@ fn next_char(bytes: &[u8]) -> Option<Result<(char, usize), JsonError>> {
 
 /// Scan a string whose opening quote is at `input[pos]`; returns the offset
 /// just past the closing quote.
+///
+/// On 64-bit targets the common case, plain ASCII up to the closing quote, is
+/// inlined into the validator; escapes, non-ASCII and errors take
+/// [`scan_string_slow`], which is all of it on smaller targets.
+#[cfg_attr(target_pointer_width = "64", inline(always))]
 fn scan_string(input: &[u8], pos: usize, max_len: u32) -> Result<usize, JsonError> {
+    let start = pos + 1;
+    if cfg!(not(target_pointer_width = "64")) {
+        // Small targets: one copy of the loop (flash).
+        return scan_string_slow(input, pos, max_len);
+    }
+    let i = start + plain_run(input.get(start..).unwrap_or_default());
+    if input.get(i) == Some(&b'"')
+        && u64::try_from(i - start).is_ok_and(|n| n <= u64::from(max_len))
+    {
+        return Ok(i + 1);
+    }
+    scan_string_slow(input, pos, max_len)
+}
+
+/// [`scan_string`] for strings with escapes or non-ASCII text, and errors.
+#[cfg_attr(target_pointer_width = "64", inline(never))]
+fn scan_string_slow(input: &[u8], pos: usize, max_len: u32) -> Result<usize, JsonError> {
     let start = pos + 1;
     let mut i = start;
     loop {
@@ -510,7 +532,8 @@ fn scan_literal(input: &[u8], pos: usize, lit: &[u8]) -> Result<usize, JsonError
 
 /// Scan `"key" ws : ws` at `input[pos..]`; returns the offset just past the
 /// key's closing quote and the offset of the value.
-#[inline]
+#[cfg_attr(target_pointer_width = "64", inline(always))]
+#[cfg_attr(not(target_pointer_width = "64"), inline)]
 fn scan_key(input: &[u8], pos: usize, max_len: u32) -> Result<(usize, usize), JsonError> {
     match input.get(pos) {
         None => return Err(JsonError::UnexpectedEnd),
