@@ -17,13 +17,17 @@
 //!   JSON as picomcp's.
 //! * `schema/<case>`: `Schema::validate` alone.
 //! * `framer/<read size>`: `LineFramer` over a 64 KiB stream of request lines.
+//! * `paired/<case>` (printed after criterion's groups, in unfiltered runs
+//!   only): picomcp and the baseline timed in alternating short batches, and
+//!   the median of the per-round ratios, which a machine's drift in speed
+//!   does not move the way it moves the ratio of two separate criterion runs.
 //!
 //! Throughput is the request (or stream) length in bytes.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use picomcp::schema::{Literal, Property, Schema};
 use picomcp::wire::frame::{LineFramer, Status};
 use picomcp::wire::json::{Limits, Value};
@@ -516,9 +520,130 @@ fn framer(c: &mut Criterion) {
     g.finish();
 }
 
+// ---------------------------------------------------------------------------
+// Paired ratio: picomcp and the baseline timed in alternation.
+// ---------------------------------------------------------------------------
+
+/// Time `k` runs of `f`.
+fn time_runs(k: u32, f: &mut dyn FnMut()) -> Duration {
+    let start = std::time::Instant::now();
+    for _ in 0..k {
+        f();
+    }
+    start.elapsed()
+}
+
+/// Criterion measures picomcp, then the baseline, seconds apart; on a VM
+/// whose speed drifts, the ratio of the two medians moves with the drift.
+/// Here each round times a short batch of each, back to back (which one goes
+/// first alternates), and takes the ratio within the round: drift slower
+/// than a round cancels out. Prints the median ratio over the rounds and the
+/// 10th and 90th percentiles.
+fn paired_ratio() {
+    let data = static_data();
+    let rounds = if quick() { 40 } else { 400 };
+    println!("paired: baseline time / picomcp time, {rounds} rounds of ~0.2 ms batches per side");
+    for &(name, line) in CASES {
+        let line = line.as_bytes();
+        let len = line.len();
+        // The same per-iteration work as in `handle_cases`.
+        let (mut scratch, mut scratch2) = ([0u8; SCRATCH], [0u8; SCRATCH]);
+        let mut out = vec![0u8; OUT];
+        let mut vec_out = Vec::with_capacity(OUT);
+        let mut ready = ready_connection();
+        let fresh = name == "initialize";
+        let mut ours = || {
+            let frame = &mut scratch[..len];
+            frame.copy_from_slice(black_box(line));
+            let n = if fresh {
+                let mut conn = Connection::new();
+                let n = SERVER.handle(&mut conn, frame, &mut out);
+                black_box(conn);
+                n
+            } else {
+                SERVER.handle(&mut ready, frame, &mut out)
+            };
+            black_box(&out[..n]);
+        };
+        let mut theirs = || {
+            let frame = &mut scratch2[..len];
+            frame.copy_from_slice(black_box(line));
+            let n = serde_handle(&data, frame, &mut vec_out);
+            black_box(&vec_out[..n]);
+        };
+        // Batch size: ~0.2 ms of picomcp (after a warm-up).
+        time_runs(2000, &mut ours);
+        time_runs(500, &mut theirs);
+        let per = time_runs(1000, &mut ours).as_secs_f64() / 1000.0;
+        let k = ((2e-4 / per.max(1e-9)) as u32).clamp(10, 100_000);
+        let mut ratios: Vec<f64> = (0..rounds)
+            .map(|r| {
+                let (a, b) = if r % 2 == 0 {
+                    let a = time_runs(k, &mut ours);
+                    (a, time_runs(k, &mut theirs))
+                } else {
+                    let b = time_runs(k, &mut theirs);
+                    (time_runs(k, &mut ours), b)
+                };
+                b.as_secs_f64() / a.as_secs_f64().max(1e-12)
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+        println!(
+            "paired/{name:<26} median {:5.2}x  (p10 {:5.2}x, p90 {:5.2}x)",
+            at(0.5),
+            at(0.1),
+            at(0.9)
+        );
+    }
+}
+
+/// A benchmark-name filter given on the command line, if any (criterion's
+/// own arguments start with `-`; `--bench` is cargo's).
+fn filter_given() -> bool {
+    let mut args = std::env::args().skip(1);
+    let mut given = false;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--list" | "--test" => return true,
+            // Options that take a value.
+            "--save-baseline"
+            | "--baseline"
+            | "--baseline-lenient"
+            | "--load-baseline"
+            | "--profile-time"
+            | "--sample-size"
+            | "--warm-up-time"
+            | "--measurement-time"
+            | "--nresamples"
+            | "--noise-threshold"
+            | "--confidence-level"
+            | "--significance-level"
+            | "--color"
+            | "--format"
+            | "--plotting-backend"
+            | "--output-format" => {
+                args.next();
+            }
+            s if !s.starts_with('-') => given = true,
+            _ => {}
+        }
+    }
+    given
+}
+
 criterion_group! {
     name = benches;
     config = config();
     targets = handle_cases, schema_check, framer
 }
-criterion_main!(benches);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    // Only in a whole run (`cargo bench --bench core`), not a filtered one.
+    if !filter_given() {
+        paired_ratio();
+    }
+}

@@ -22,7 +22,8 @@
 //! `requests/s` is N over the wall time from the first byte written to the
 //! last answer read. `server_cpu_us_per_request` is the server's user +
 //! system CPU time (from `/proc/<pid>/stat`, read after the last answer) over
-//! N + 1 requests, start-up included. `steal_pct` is the share of this
+//! N + 1 requests, start-up included (`-` when the server used under 0.2 s,
+//! too few ticks to divide). `steal_pct` is the share of this
 //! machine's CPU time that its hypervisor gave to other guests during the run
 //! (`steal` in `/proc/stat`): on a shared VM, a run with much steal is a run
 //! of the neighbours' load, not of the server. Both are in 10 ms ticks. `peak_rss_kib` is the server's `VmHWM` from
@@ -453,8 +454,9 @@ fn main() -> ExitCode {
         ),
         _ => "?".to_owned(),
     };
+    // Under 20 ticks (0.2 s) the per-request figure would be mostly rounding.
     let cpu = match server_ticks.load(Ordering::Relaxed) {
-        u64::MAX => "?".to_owned(),
+        t if t == u64::MAX || t < 20 => "-".to_owned(),
         t => format!("{:.2}", t as f64 / TICKS_PER_SEC * 1e6 / (n + 1) as f64),
     };
     eprintln!(

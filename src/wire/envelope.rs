@@ -117,7 +117,9 @@ pub(crate) fn parse_members<'a>(
     }
     let id_ok = id.and_then(|v| match v.kind() {
         Kind::String => Some(Id { raw: v.raw() }),
-        Kind::Number if v.as_number().is_some_and(|n| n.is_integer_literal()) => {
+        // A validated number without fraction or exponent (what
+        // `Number::is_integer_literal` checks, without parsing it again).
+        Kind::Number if !v.raw().iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => {
             Some(Id { raw: v.raw() })
         }
         _ => None,
