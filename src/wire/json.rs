@@ -1037,10 +1037,11 @@ impl<'a> Value<'a> {
     #[must_use]
     pub fn trusted(input: &'a [u8]) -> Value<'a> {
         // Spans cut from a validated frame have no whitespace around them.
-        if let ([first, ..], [.., last]) = (input, input) {
-            if !is_ws(*first) && !is_ws(*last) {
-                return Value { raw: input };
-            }
+        if let ([first, ..], [.., last]) = (input, input)
+            && !is_ws(*first)
+            && !is_ws(*last)
+        {
+            return Value { raw: input };
         }
         let start = skip_ws(input, 0);
         let trailing = input.iter().rev().take_while(|&&b| is_ws(b)).count();
