@@ -141,15 +141,16 @@ impl<const N: usize> Truncating<N> {
 
 impl<const N: usize> fmt::Write for Truncating<N> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.cut {
+        if self.cut || self.buf.push_str(s).is_ok() {
             return Ok(());
         }
-        for c in s.chars() {
-            if self.buf.push(c).is_err() {
-                self.cut = true;
-                break;
-            }
+        // The longest prefix that fits, cut at a character boundary.
+        let mut end = N.saturating_sub(self.buf.len()).min(s.len());
+        while !s.is_char_boundary(end) {
+            end -= 1;
         }
+        let _ = self.buf.push_str(s.get(..end).unwrap_or_default());
+        self.cut = true;
         Ok(())
     }
 }
@@ -379,6 +380,36 @@ mod tests {
         let m = Message::format(format_args!("{long}"));
         assert!(m.as_str().len() <= MESSAGE_CAPACITY);
         assert!(m.as_str().ends_with("..."));
+    }
+
+    #[test]
+    fn truncation_keeps_the_longest_whole_character_prefix() {
+        use core::fmt::Write;
+        // Reference: push one character at a time until one does not fit.
+        fn by_chars<const N: usize>(pieces: &[&str]) -> std::string::String {
+            let mut out = std::string::String::new();
+            for c in pieces.iter().flat_map(|p| p.chars()) {
+                if out.len() + c.len_utf8() > N {
+                    break;
+                }
+                out.push(c);
+            }
+            out
+        }
+        let pieces: &[&[&str]] = &[
+            &["abc", "defgh", "ij"],
+            &["é", "éé", "ééé"],
+            &["aaaaaaa", "€uro"],
+            &["aaaaaaaa", "b"],
+            &["", "𝄞𝄞", "x"],
+        ];
+        for p in pieces {
+            let mut t = Truncating::<8>::new();
+            for piece in *p {
+                t.write_str(piece).unwrap();
+            }
+            assert_eq!(t.buf.as_str(), by_chars::<8>(p), "{p:?}");
+        }
     }
 
     #[test]

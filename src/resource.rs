@@ -370,6 +370,10 @@ impl<'a> PercentStr<'a> {
 
     /// Whether the decoded text is valid UTF-8.
     pub fn is_utf8(&self) -> bool {
+        // Without escapes the decoded text is the `&str` itself.
+        if !self.0.as_bytes().contains(&b'%') {
+            return true;
+        }
         let mut tmp = [0u8; 4];
         let mut need = 0usize;
         let mut have = 0usize;

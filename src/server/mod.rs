@@ -443,11 +443,22 @@ fn decode_spans<const N: usize>(
 }
 
 fn write_tool_error(w: &mut Writer<'_>, tool: &str, message: fmt::Arguments<'_>) {
-    w.raw(b"\"content\":[{\"type\":\"text\",\"text\":\"");
-    w.str_fmt_content(format_args!("Error executing tool {tool}: "));
+    open_tool_error(w, tool);
     w.str_fmt_content(message);
-    w.raw(b"\"}],\"isError\":true");
+    w.raw(TOOL_ERROR_END);
 }
+
+/// A tool error's content up to its message: the block and the text's
+/// `Error executing tool NAME: ` prefix (written piece by piece, not through
+/// `core::fmt`).
+fn open_tool_error(w: &mut Writer<'_>, tool: &str) {
+    w.raw(b"\"content\":[{\"type\":\"text\",\"text\":\"Error executing tool ");
+    w.str_content(tool);
+    w.raw(b": ");
+}
+
+/// What follows a tool error's message.
+const TOOL_ERROR_END: &[u8] = b"\"}],\"isError\":true";
 
 /// The progress token of a request (`params._meta.progressToken`), as written.
 fn progress_token(meta: Option<Value<'_>>) -> Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>> {
@@ -1444,7 +1455,9 @@ impl<'s, S> Server<'s, S> {
             Ok(_) => self.finish_tool_result(tool, version, &track, state, body_start, resp),
             Err(ToolFailure::Tool(e)) => {
                 resp.w.truncate(body_start);
-                write_tool_error(resp.w, name, format_args!("{}", e.message()));
+                open_tool_error(resp.w, name);
+                resp.w.str_content(e.message());
+                resp.w.raw(TOOL_ERROR_END);
                 self.close_tool_result(name, body_start, resp)
             }
             Err(ToolFailure::Protocol(e)) => resp.protocol(&e),

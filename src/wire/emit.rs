@@ -258,6 +258,11 @@ impl<'b> Writer<'b> {
 
     /// Write formatted text escaped as string content, without quotes.
     pub fn str_fmt_content(&mut self, args: fmt::Arguments<'_>) {
+        // A literal without arguments needs no formatting machinery.
+        if let Some(s) = args.as_str() {
+            self.str_content(s);
+            return;
+        }
         let mut esc = Escaping(self);
         // Escaping::write_str never fails; an error can only come from a user
         // Display impl, which then just stops early.

@@ -1395,6 +1395,23 @@ impl<'a> Number<'a> {
     /// forms like `1.0` or `1e2`).
     #[must_use]
     pub fn as_i64(&self) -> Option<i64> {
+        // Fast path (64-bit; flash on small targets): a plain integer
+        // literal of up to 18 digits fits as is.
+        let digits = self.raw.strip_prefix('-').unwrap_or(self.raw);
+        if cfg!(target_pointer_width = "64")
+            && (1..=18).contains(&digits.len())
+            && digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            let mut mag: i64 = 0;
+            for b in digits.bytes() {
+                mag = mag * 10 + i64::from(b - b'0');
+            }
+            return Some(if digits.len() < self.raw.len() {
+                -mag
+            } else {
+                mag
+            });
+        }
         i64::try_from(self.as_i128()?).ok()
     }
 
@@ -2533,6 +2550,20 @@ mod tests {
         assert_eq!(n("0").as_i64(), Some(0));
         assert_eq!(n("-0").as_i64(), Some(0));
         assert_eq!(n("-0").as_u64(), Some(0));
+        // Both sides of the 18-digit fast path.
+        assert_eq!(
+            n("999999999999999999").as_i64(),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(
+            n("-999999999999999999").as_i64(),
+            Some(-999_999_999_999_999_999)
+        );
+        assert_eq!(
+            n("1000000000000000000").as_i64(),
+            Some(1_000_000_000_000_000_000)
+        );
+        assert_eq!(n("-42").as_i64(), Some(-42));
         assert_eq!(n("9223372036854775807").as_i64(), Some(i64::MAX));
         assert_eq!(n("9223372036854775808").as_i64(), None);
         assert_eq!(n("-9223372036854775808").as_i64(), Some(i64::MIN));
