@@ -49,6 +49,8 @@ run rustup component add llvm-tools
 tools="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
 llvm_size=$tools/llvm-size
 [ -x "$llvm_size" ] || fail "llvm-size not found at $llvm_size"
+llvm_objcopy=$tools/llvm-objcopy
+[ -x "$llvm_objcopy" ] || fail "llvm-objcopy not found at $llvm_objcopy"
 step_done
 
 step "library: no_std builds"
@@ -150,6 +152,14 @@ for variant in plain defmt; do
         "$vt" "$tx" "$ro" "$flash" "$da" "$bs" "${peak:-?}" "$ram"
     if [ "$flash" -gt "$FLASH_BUDGET" ]; then
         fail "$variant: flash $flash B > budget $FLASH_BUDGET B"
+    fi
+    # The size must not depend on where the checkout lies: a panic location
+    # of picomcp's code would put its absolute path into .rodata.
+    rodata=$tdir/firmware/rodata-$variant.bin
+    if ! "$llvm_objcopy" -O binary --only-section=.rodata "$elf" "$rodata"; then
+        fail "$variant: cannot extract .rodata"
+    elif grep -q -F "$PWD/" "$rodata"; then
+        fail "$variant: .rodata holds the checkout path $PWD/ (a panic location in picomcp)"
     fi
     if [ -z "$peak" ]; then
         fail "$variant: no peak stack measured"

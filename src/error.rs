@@ -357,6 +357,11 @@ pub enum Error<E> {
     /// Writing to the transport failed.
     #[error("write failed")]
     Write(E),
+    /// The transport's `write` accepted none of a non-empty buffer (`Ok(0)`)
+    /// or claimed more bytes than it was given; embedded-io's `write_all`
+    /// would panic there, the serve loops stop with this instead.
+    #[error("transport accepted no bytes")]
+    WriteZero,
 }
 
 #[cfg(test)]

@@ -423,7 +423,9 @@ impl fmt::Display for PercentStr<'_> {
                         return Ok(0);
                     }
                     Err(e) => {
-                        let (good, bad) = rest.split_at(e.valid_up_to());
+                        let (good, bad) = rest
+                            .split_at_checked(e.valid_up_to())
+                            .unwrap_or((rest, &[]));
                         f.write_str(core::str::from_utf8(good).unwrap_or(""))?;
                         match e.error_len() {
                             Some(len) => {
@@ -439,7 +441,7 @@ impl fmt::Display for PercentStr<'_> {
         for b in self.bytes() {
             if n == chunk.len() {
                 let keep = flush(f, &chunk)?;
-                chunk.copy_within(n - keep..n, 0);
+                crate::wire::move_front(&mut chunk, n - keep..n, 0);
                 n = keep;
             }
             if let Some(slot) = chunk.get_mut(n) {

@@ -186,7 +186,8 @@ fn int_number(i: i64, buf: &mut [u8; 21]) -> Number<'_> {
         .get(start..end)
         .and_then(|t| core::str::from_utf8(t).ok())
         .unwrap_or("0");
-    Number::parse(text).unwrap_or(Number::literal("0"))
+    const ZERO: Number<'static> = Number::literal("0");
+    Number::parse(text).unwrap_or(ZERO)
 }
 
 /// `n % m` for `m != 0`. On 32-bit targets by shift and subtract, so the

@@ -78,6 +78,10 @@ struct AsyncPipe<'a> {
 enum Fail {
     Read,
     Write,
+    /// `write` returns `Ok(0)`.
+    WriteZero,
+    /// `write` claims one byte more than it was given.
+    WriteTooMuch,
 }
 
 /// The pipe's error: `ErrorKind` is an `embedded_io::Error` itself.
@@ -126,8 +130,11 @@ impl embedded_io_async::Read for AsyncPipe<'_> {
 impl embedded_io_async::Write for AsyncPipe<'_> {
     async fn write(&mut self, buf: &[u8]) -> Result<usize, PipeError> {
         self.maybe_pending().await;
-        if self.fail == Some(Fail::Write) {
-            return Err(PIPE_ERROR);
+        match self.fail {
+            Some(Fail::Write) => return Err(PIPE_ERROR),
+            Some(Fail::WriteZero) => return Ok(0),
+            Some(Fail::WriteTooMuch) => return Ok(buf.len() + 1),
+            _ => {}
         }
         let n = buf.len().min(self.chunk);
         self.output.extend_from_slice(&buf[..n]);
@@ -310,6 +317,8 @@ fn transport_errors_end_the_loop() {
         (Fail::Read, 1),
         (Fail::Write, 0),
         (Fail::Write, 2),
+        (Fail::WriteZero, 0),
+        (Fail::WriteTooMuch, 1),
     ] {
         let mut pipe = AsyncPipe::new(&input, usize::MAX, pending_every);
         pipe.fail = Some(fail);
@@ -322,8 +331,64 @@ fn transport_errors_end_the_loop() {
         ));
         match (fail, result) {
             (Fail::Read, Err(Error::Read(PIPE_ERROR)))
-            | (Fail::Write, Err(Error::Write(PIPE_ERROR))) => {}
+            | (Fail::Write, Err(Error::Write(PIPE_ERROR)))
+            | (Fail::WriteZero | Fail::WriteTooMuch, Err(Error::WriteZero)) => {}
             (fail, other) => panic!("{fail:?}: got {other:?}"),
         }
+    }
+}
+
+/// A blocking transport whose `write` misbehaves: `Ok(0)`, or more bytes
+/// than it was given. embedded-io's `write_all` panics on both; the loop
+/// must stop with `Error::WriteZero`.
+struct BadWriter<'a> {
+    input: &'a [u8],
+    answer: fn(&[u8]) -> usize,
+    writes: usize,
+}
+
+impl embedded_io::ErrorType for BadWriter<'_> {
+    type Error = embedded_io::ErrorKind;
+}
+
+impl embedded_io::Read for BadWriter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        let n = buf.len().min(self.input.len());
+        buf[..n].copy_from_slice(&self.input[..n]);
+        self.input = &self.input[n..];
+        Ok(n)
+    }
+}
+
+impl embedded_io::Write for BadWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        self.writes += 1;
+        Ok((self.answer)(buf))
+    }
+
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_transport_that_accepts_no_bytes_ends_the_loop_without_a_panic() {
+    let input = input_of(&[r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#], "\n");
+    let answers: [fn(&[u8]) -> usize; 3] = [
+        |_| 0,
+        |b| b.len() + 1,
+        // A short write first, then nothing.
+        |b| if b.len() > 4 { 4 } else { 0 },
+    ];
+    for answer in answers {
+        let mut io = BadWriter {
+            input: &input,
+            answer,
+            writes: 0,
+        };
+        let (mut inb, mut outb) = ([0u8; 256], [0u8; 256]);
+        let result = serve(&common::BOOKSHOP, &mut io, &mut inb, &mut outb);
+        assert_eq!(result, Err(Error::WriteZero));
+        assert!(io.writes >= 1);
     }
 }

@@ -67,7 +67,7 @@ where
             };
             let next = state.answer_next(server, output, Some(&mut sink));
             if let Some(e) = sink.error {
-                return Err(Error::Write(e));
+                return Err(e);
             }
             let Some(n) = next else { break };
             send(io, output, n)?;
@@ -148,13 +148,14 @@ impl<'i> LoopState<'i> {
 /// (flushed, so progress is seen while the handler runs).
 struct Sink<'a, T: Write> {
     io: &'a mut T,
-    error: Option<T::Error>,
+    error: Option<Error<T::Error>>,
 }
 
 impl<T: Write> Notify for Sink<'_, T> {
     fn notify(&mut self, message: &[u8]) {
         if self.error.is_none()
-            && let Err(e) = self.io.write_all(message).and_then(|()| self.io.flush())
+            && let Err(e) =
+                write_all(self.io, message).and_then(|()| self.io.flush().map_err(Error::Write))
         {
             self.error = Some(e);
         }
@@ -169,6 +170,19 @@ fn answer(output: &[u8], n: usize) -> &[u8] {
 fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error<T::Error>> {
     match answer(output, n) {
         [] => Ok(()),
-        bytes => io.write_all(bytes).map_err(Error::Write),
+        bytes => write_all(io, bytes),
     }
+}
+
+/// `Write::write_all` without its panics: a `write` that returns `Ok(0)`
+/// for a non-empty buffer, or more than it was given, is [`Error::WriteZero`].
+fn write_all<T: Write>(io: &mut T, mut bytes: &[u8]) -> Result<(), Error<T::Error>> {
+    while !bytes.is_empty() {
+        let n = io.write(bytes).map_err(Error::Write)?;
+        bytes = match bytes.get(n..) {
+            Some(rest) if n > 0 => rest,
+            _ => return Err(Error::WriteZero),
+        };
+    }
+    Ok(())
 }

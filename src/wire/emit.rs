@@ -356,7 +356,7 @@ impl<'b> Writer<'b> {
     /// dropping what lay in between.
     pub fn cut(&mut self, to: usize, from: usize) {
         if to <= from && from <= self.len {
-            self.buf.copy_within(from..self.len, to);
+            super::move_front(self.buf, from..self.len, to);
             self.len -= from - to;
         }
     }
@@ -413,7 +413,9 @@ impl<'b> Writer<'b> {
         // buf[len..] holds: the new bytes (n), free space, the stash. Rotating
         // that tail left by n gives: free space, the stash, the new bytes —
         // correct even when the new bytes and the stash's new place overlap.
-        if let Some(tail) = self.buf.get_mut(self.len..) {
+        if let Some(tail) = self.buf.get_mut(self.len..)
+            && n <= tail.len()
+        {
             tail.rotate_left(n);
         }
         self.limit -= n;
@@ -435,8 +437,10 @@ impl<'b> Writer<'b> {
         let total = self.len + stashed;
         if stashed > 0 {
             let (len, limit, cap) = (self.len, self.limit, self.buf.len());
-            self.buf.copy_within(limit..cap, len);
-            if let Some(all) = self.buf.get_mut(..total) {
+            super::move_front(self.buf, limit..cap, len);
+            if let Some(all) = self.buf.get_mut(..total)
+                && stashed <= all.len()
+            {
                 all.rotate_right(stashed);
             }
             self.len = total;

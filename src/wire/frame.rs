@@ -100,7 +100,7 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
 
     fn compact(&mut self) {
         let (start, end) = (self.start, self.end);
-        self.buf.as_mut().copy_within(start..end, 0);
+        super::move_front(self.buf.as_mut(), start..end, 0);
         self.end = end - start;
         self.start = 0;
     }
