@@ -40,7 +40,9 @@ use crate::server::Server;
 ///
 /// # Errors
 ///
-/// The first read or write error of the transport.
+/// The first read or write error of the transport; [`Error::WriteZero`]
+/// when its `write` accepts no bytes of a non-empty buffer (where
+/// embedded-io's `write_all` would panic).
 pub async fn serve_async<T, S>(
     server: &Server<'_, S>,
     io: &mut T,

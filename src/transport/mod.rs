@@ -48,7 +48,9 @@ use crate::wire::frame::{LineFramer, Status};
 ///
 /// # Errors
 ///
-/// The first read or write error of the transport.
+/// The first read or write error of the transport; [`Error::WriteZero`]
+/// when its `write` accepts no bytes of a non-empty buffer (where
+/// embedded-io's `write_all` would panic).
 pub fn serve<T, S>(
     server: &Server<'_, S>,
     io: &mut T,
