@@ -27,7 +27,7 @@
 
 use embedded_io_async::{Read, Write};
 
-use super::{LoopState, answer};
+use super::{LoopState, answer, rest_after_write};
 use crate::error::Error;
 use crate::server::Server;
 
@@ -85,10 +85,7 @@ async fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error
 async fn write_all<T: Write>(io: &mut T, mut bytes: &[u8]) -> Result<(), Error<T::Error>> {
     while !bytes.is_empty() {
         let n = io.write(bytes).await.map_err(Error::Write)?;
-        bytes = match bytes.get(n..) {
-            Some(rest) if n > 0 => rest,
-            _ => return Err(Error::WriteZero),
-        };
+        bytes = rest_after_write(bytes, n)?;
     }
     Ok(())
 }

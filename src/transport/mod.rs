@@ -181,10 +181,17 @@ fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error<T::Er
 fn write_all<T: Write>(io: &mut T, mut bytes: &[u8]) -> Result<(), Error<T::Error>> {
     while !bytes.is_empty() {
         let n = io.write(bytes).map_err(Error::Write)?;
-        bytes = match bytes.get(n..) {
-            Some(rest) if n > 0 => rest,
-            _ => return Err(Error::WriteZero),
-        };
+        bytes = rest_after_write(bytes, n)?;
     }
     Ok(())
+}
+
+/// What is left of `bytes` after a `write` that took `n` of them: taking
+/// none of a non-empty buffer, or more than was given, is
+/// [`Error::WriteZero`]. Shared by both loops' `write_all`.
+fn rest_after_write<E>(bytes: &[u8], n: usize) -> Result<&[u8], Error<E>> {
+    match bytes.get(n..) {
+        Some(rest) if n > 0 => Ok(rest),
+        _ => Err(Error::WriteZero),
+    }
 }
