@@ -15,8 +15,8 @@ pub mod json;
 /// `copy_within` is `#[track_caller]` and not inlined at `opt-level = "z"`,
 /// so every call of it puts a panic location, with this crate's absolute
 /// source path, into the firmware's flash: its size would then depend on
-/// where the checkout lies. The loop below has no reachable panic (the
-/// optimizer removes both bounds checks). Moves here are short: the partial
+/// where the checkout lies. The loop below cannot panic (`get` and
+/// `get_mut` in place of indexing). Moves here are short: the partial
 /// last line of the framer, a stash, a cut tail.
 pub(crate) fn move_front(buf: &mut [u8], src: core::ops::Range<usize>, dest: usize) {
     let (Some(region), Some(offset)) = (buf.get_mut(dest..src.end), src.start.checked_sub(dest))
