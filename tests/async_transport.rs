@@ -338,32 +338,33 @@ fn transport_errors_end_the_loop() {
     }
 }
 
-/// A blocking transport whose `write` misbehaves: `Ok(0)`, or more bytes
-/// than it was given. embedded-io's `write_all` panics on both; the loop
-/// must stop with `Error::WriteZero`.
+/// How many bytes a `write` claims: from the index of the write and its bytes.
+type WriteAnswer = fn(usize, &[u8]) -> usize;
+
+/// A blocking transport that reads like `MemIo` but whose `write` answers
+/// `answer(index of the write, bytes)`: `Ok(0)`, or more bytes than it was
+/// given, where embedded-io's `write_all` would panic. The loop must stop
+/// with `Error::WriteZero`.
 struct BadWriter<'a> {
-    input: &'a [u8],
-    answer: fn(&[u8]) -> usize,
+    mem: common::MemIo<'a>,
+    answer: WriteAnswer,
     writes: usize,
 }
 
 impl embedded_io::ErrorType for BadWriter<'_> {
-    type Error = embedded_io::ErrorKind;
+    type Error = core::convert::Infallible;
 }
 
 impl embedded_io::Read for BadWriter<'_> {
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
-        let n = buf.len().min(self.input.len());
-        buf[..n].copy_from_slice(&self.input[..n]);
-        self.input = &self.input[n..];
-        Ok(n)
+        self.mem.read(buf)
     }
 }
 
 impl embedded_io::Write for BadWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
         self.writes += 1;
-        Ok((self.answer)(buf))
+        Ok((self.answer)(self.writes - 1, buf))
     }
 
     fn flush(&mut self) -> Result<(), Self::Error> {
@@ -373,22 +374,40 @@ impl embedded_io::Write for BadWriter<'_> {
 
 #[test]
 fn a_transport_that_accepts_no_bytes_ends_the_loop_without_a_panic() {
-    let input = input_of(&[r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#], "\n");
-    let answers: [fn(&[u8]) -> usize; 3] = [
-        |_| 0,
-        |b| b.len() + 1,
-        // A short write first, then nothing.
-        |b| if b.len() > 4 { 4 } else { 0 },
+    let ping = input_of(&[r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#], "\n");
+    let init = common::init("2025-11-25");
+    let count = input_of(
+        &[
+            &init,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"p"}}}"#,
+        ],
+        "\n",
+    );
+    let cases: [(&[u8], WriteAnswer, usize); 4] = [
+        (&ping, |_, _| 0, 1),
+        (&ping, |_, b| b.len() + 1, 1),
+        // The 37-byte answer in short writes of 4 bytes, then a write that
+        // takes nothing of the last byte.
+        (&ping, |_, b| if b.len() > 4 { 4 } else { 0 }, 10),
+        // The initialize answer goes out; the first progress notification,
+        // written while the handler runs, does not: the loop stops there,
+        // without writing the response after it.
+        (&count, |i, b| if i == 0 { b.len() } else { 0 }, 2),
     ];
-    for answer in answers {
+    for (input, answer, writes) in cases {
         let mut io = BadWriter {
-            input: &input,
+            mem: common::MemIo {
+                input,
+                chunk: usize::MAX,
+                output: Vec::new(),
+            },
             answer,
             writes: 0,
         };
-        let (mut inb, mut outb) = ([0u8; 256], [0u8; 256]);
+        let (mut inb, mut outb) = ([0u8; 512], [0u8; 512]);
         let result = serve(&common::BOOKSHOP, &mut io, &mut inb, &mut outb);
         assert_eq!(result, Err(Error::WriteZero));
-        assert!(io.writes >= 1);
+        assert_eq!(io.writes, writes);
     }
 }

@@ -413,6 +413,8 @@ impl<'b> Writer<'b> {
         // buf[len..] holds: the new bytes (n), free space, the stash. Rotating
         // that tail left by n gives: free space, the stash, the new bytes —
         // correct even when the new bytes and the stash's new place overlap.
+        // `n <= tail.len()` holds (checked above); said again so that the
+        // optimizer drops `rotate_left`'s panic path and its location.
         if let Some(tail) = self.buf.get_mut(self.len..)
             && n <= tail.len()
         {
@@ -438,6 +440,8 @@ impl<'b> Writer<'b> {
         if stashed > 0 {
             let (len, limit, cap) = (self.len, self.limit, self.buf.len());
             super::move_front(self.buf, limit..cap, len);
+            // Always true (`total = len + stashed`); said so that the
+            // optimizer drops `rotate_right`'s panic path and its location.
             if let Some(all) = self.buf.get_mut(..total)
                 && stashed <= all.len()
             {
