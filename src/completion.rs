@@ -9,9 +9,8 @@
 
 use core::fmt;
 
-use crate::content::Ctx;
+use crate::context::{Ctx, Done};
 use crate::error::ProtocolError;
-use crate::tool::Done;
 
 /// Most values one completion result may carry (the MCP limit).
 pub const MAX_COMPLETIONS: u32 = 100;
@@ -65,7 +64,7 @@ impl<'r> Completions<'r> {
         }
     }
 
-    crate::content::notify_methods!(ctx);
+    crate::context::notify_methods!(ctx);
 
     /// Add a value. Past [`MAX_COMPLETIONS`] values nothing is added,
     /// `hasMore` is set and `false` is returned.
@@ -105,8 +104,7 @@ impl<'r> Completions<'r> {
         w.raw(b",\"hasMore\":");
         w.bool(self.has_more);
         w.raw(b"}");
-        self.ctx.finished = true;
-        Ok(Done(()))
+        Ok(self.ctx.finish())
     }
 }
 

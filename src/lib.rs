@@ -87,6 +87,7 @@ mod log;
 
 pub mod completion;
 pub mod content;
+mod context;
 pub mod derive_support;
 pub mod error;
 pub mod http;
@@ -95,6 +96,7 @@ pub mod mrtr;
 pub mod prompt;
 pub mod resource;
 pub mod schema;
+mod seal;
 pub mod server;
 pub mod tool;
 pub mod transport;

@@ -6,10 +6,10 @@
 
 use core::fmt;
 
-use crate::content::{Block, Ctx};
+use crate::content::Block;
+use crate::context::{Ctx, Done};
 use crate::error::ProtocolError;
 use crate::mcp::{Fields, Icon, write_icons};
-use crate::tool::Done;
 use crate::wire::emit::Writer;
 
 /// One argument of a prompt.
@@ -152,31 +152,10 @@ pub type PromptOutcome<'a> = Result<Done, ProtocolError<'a>>;
 /// A prompt handler. `S` is the server's application state.
 pub type PromptFn<S> = for<'a, 'r> fn(&'a S, PromptRequest<'a>, Messages<'r>) -> PromptOutcome<'a>;
 
-/// A registered prompt.
-pub struct Prompt<S> {
-    /// The descriptor.
-    pub descriptor: PromptDescriptor<'static>,
-    /// The handler.
-    pub handler: PromptFn<S>,
-}
-
-impl<S> Prompt<S> {
-    /// Pair a descriptor with its handler.
-    pub const fn new(descriptor: PromptDescriptor<'static>, handler: PromptFn<S>) -> Self {
-        Self {
-            descriptor,
-            handler,
-        }
-    }
-}
-
-impl<S> fmt::Debug for Prompt<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Prompt")
-            .field("descriptor", &self.descriptor)
-            .finish_non_exhaustive()
-    }
-}
+crate::context::registration!(
+    /// A registered prompt.
+    Prompt(PromptDescriptor, PromptFn)
+);
 
 /// A `prompts/get` request: the declared arguments' values, decoded.
 #[derive(Clone, Copy, Debug)]
@@ -231,7 +210,7 @@ impl<'r> Messages<'r> {
         }
     }
 
-    crate::content::notify_methods!(ctx);
+    crate::context::notify_methods!(ctx);
 
     fn close_open(&mut self) {
         if self.open {
@@ -284,8 +263,7 @@ impl<'r> Messages<'r> {
             w.raw(b",\"description\":");
             w.string(d);
         }
-        self.ctx.finished = true;
-        Ok(Done(()))
+        Ok(self.ctx.finish())
     }
 }
 

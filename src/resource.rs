@@ -11,10 +11,9 @@
 
 use core::fmt;
 
-use crate::content::Ctx;
+use crate::context::{Ctx, Done};
 use crate::error::{ProtocolError, ResourceNotFound};
 use crate::mcp::{Fields, Icon, write_icons};
-use crate::tool::Done;
 use crate::wire::emit::{TextWriter, ValueWriter, Writer};
 
 /// Why a read did not produce contents.
@@ -67,7 +66,7 @@ pub struct ResourceDescriptor<'s> {
     /// Icons (2025-11-25+).
     pub icons: &'s [Icon<'s>],
     /// Caching hint for `resources/read` (2026-07-28); default: the server's.
-    pub cache: Option<crate::server::Cache>,
+    pub cache: Option<crate::mcp::Cache>,
 }
 
 impl<'s> ResourceDescriptor<'s> {
@@ -86,7 +85,7 @@ impl<'s> ResourceDescriptor<'s> {
     }
 
     /// Set the caching hint of reads (2026-07-28).
-    pub const fn cache(mut self, cache: crate::server::Cache) -> Self {
+    pub const fn cache(mut self, cache: crate::mcp::Cache) -> Self {
         self.cache = Some(cache);
         self
     }
@@ -183,7 +182,7 @@ pub struct TemplateDescriptor<'s> {
     /// Icons (2025-11-25+).
     pub icons: &'s [Icon<'s>],
     /// Caching hint for `resources/read` (2026-07-28); default: the server's.
-    pub cache: Option<crate::server::Cache>,
+    pub cache: Option<crate::mcp::Cache>,
 }
 
 impl<'s> TemplateDescriptor<'s> {
@@ -201,7 +200,7 @@ impl<'s> TemplateDescriptor<'s> {
     }
 
     /// Set the caching hint of reads (2026-07-28).
-    pub const fn cache(mut self, cache: crate::server::Cache) -> Self {
+    pub const fn cache(mut self, cache: crate::mcp::Cache) -> Self {
         self.cache = Some(cache);
         self
     }
@@ -246,57 +245,15 @@ impl<'s> TemplateDescriptor<'s> {
     }
 }
 
-/// A registered fixed resource.
-pub struct Resource<S> {
-    /// The descriptor.
-    pub descriptor: ResourceDescriptor<'static>,
-    /// The handler.
-    pub handler: ResourceFn<S>,
-}
+crate::context::registration!(
+    /// A registered fixed resource.
+    Resource(ResourceDescriptor, ResourceFn)
+);
 
-impl<S> Resource<S> {
-    /// Pair a descriptor with its handler.
-    pub const fn new(descriptor: ResourceDescriptor<'static>, handler: ResourceFn<S>) -> Self {
-        Self {
-            descriptor,
-            handler,
-        }
-    }
-}
-
-impl<S> fmt::Debug for Resource<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Resource")
-            .field("descriptor", &self.descriptor)
-            .finish_non_exhaustive()
-    }
-}
-
-/// A registered URI template.
-pub struct ResourceTemplate<S> {
-    /// The descriptor.
-    pub descriptor: TemplateDescriptor<'static>,
-    /// The handler.
-    pub handler: ResourceFn<S>,
-}
-
-impl<S> ResourceTemplate<S> {
-    /// Pair a descriptor with its handler.
-    pub const fn new(descriptor: TemplateDescriptor<'static>, handler: ResourceFn<S>) -> Self {
-        Self {
-            descriptor,
-            handler,
-        }
-    }
-}
-
-impl<S> fmt::Debug for ResourceTemplate<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResourceTemplate")
-            .field("descriptor", &self.descriptor)
-            .finish_non_exhaustive()
-    }
-}
+crate::context::registration!(
+    /// A registered URI template.
+    ResourceTemplate(TemplateDescriptor, ResourceFn)
+);
 
 /// Most variables one template may have.
 pub const MAX_VARS: usize = 8;
@@ -563,7 +520,7 @@ impl<'r> Contents<'r> {
         crate::mrtr::InputRequired::new(self.ctx)
     }
 
-    crate::content::notify_methods!(ctx);
+    crate::context::notify_methods!(ctx);
 
     fn begin(&mut self, uri: &str, mime_type: Option<&str>) -> &mut Writer<'r> {
         let w = &mut self.ctx.w;
@@ -646,8 +603,7 @@ impl<'r> Contents<'r> {
     /// Finish the contents.
     pub fn finish<'a>(mut self) -> ResourceOutcome<'a> {
         self.ctx.w.raw(b"]");
-        self.ctx.finished = true;
-        Ok(Done(()))
+        Ok(self.ctx.finish())
     }
 }
 

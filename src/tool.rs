@@ -85,18 +85,16 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use crate::content::{Block, Ctx};
+use crate::content::Block;
+pub use crate::content::ResourceLink;
+use crate::context::Ctx;
+pub use crate::context::Done;
 pub use crate::error::{ProtocolError, ToolError};
 use crate::mcp::{Fields, Icon, write_icons};
 use crate::mrtr::InputRequired;
 use crate::schema::Schema;
 use crate::wire::emit::{TextWriter, ValueWriter, Writer};
 use crate::wire::json::Value;
-
-/// Proof that a reply was written completely. Only picomcp's writers make one.
-#[derive(Debug)]
-#[must_use = "return it from the handler"]
-pub struct Done(pub(crate) ());
 
 /// Why a tool call did not succeed: exactly one of the two channels.
 #[derive(Debug)]
@@ -313,31 +311,10 @@ impl<'s> ToolDescriptor<'s> {
     }
 }
 
-/// A registered tool: descriptor plus handler.
-pub struct Tool<S> {
-    /// The descriptor.
-    pub descriptor: ToolDescriptor<'static>,
-    /// The handler.
-    pub handler: ToolFn<S>,
-}
-
-impl<S> Tool<S> {
-    /// Pair a descriptor with its handler.
-    pub const fn new(descriptor: ToolDescriptor<'static>, handler: ToolFn<S>) -> Self {
-        Self {
-            descriptor,
-            handler,
-        }
-    }
-}
-
-impl<S> fmt::Debug for Tool<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tool")
-            .field("descriptor", &self.descriptor)
-            .finish_non_exhaustive()
-    }
-}
+crate::context::registration!(
+    /// A registered tool: descriptor plus handler.
+    Tool(ToolDescriptor, ToolFn)
+);
 
 /// The arguments of a call, already checked against the input schema.
 #[derive(Debug)]
@@ -397,7 +374,7 @@ impl<'r> Reply<'r> {
         Self { ctx, state }
     }
 
-    crate::content::notify_methods!(ctx);
+    crate::context::notify_methods!(ctx);
 
     /// Succeed with one text block.
     pub fn text<'a>(self, text: &str) -> ToolOutcome<'a> {
@@ -453,7 +430,7 @@ pub struct Content<'r> {
 }
 
 impl<'r> Content<'r> {
-    crate::content::notify_methods!(reply.ctx);
+    crate::context::notify_methods!(reply.ctx);
 
     /// Start the next block.
     pub fn block(&mut self) -> Block<'_, 'r> {
@@ -518,8 +495,7 @@ impl<'r> Content<'r> {
     }
 
     fn seal(mut self) -> Done {
-        self.reply.ctx.finished = true;
-        Done(())
+        self.reply.ctx.finish()
     }
 
     /// Finish the result.
@@ -568,61 +544,5 @@ impl<'r> Content<'r> {
         };
         self.reply.state.structured = Some(structured);
         Ok(self.seal())
-    }
-}
-
-/// A link to a resource, for [`Content::resource_link`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ResourceLink<'s> {
-    /// The URI.
-    pub uri: &'s str,
-    /// The name.
-    pub name: &'s str,
-    /// Display title.
-    pub title: Option<&'s str>,
-    /// Description.
-    pub description: Option<&'s str>,
-    /// MIME type.
-    pub mime_type: Option<&'s str>,
-    /// Size in bytes.
-    pub size: Option<u64>,
-}
-
-impl<'s> ResourceLink<'s> {
-    /// A link with a URI and a name.
-    pub const fn new(uri: &'s str, name: &'s str) -> Self {
-        Self {
-            uri,
-            name,
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-        }
-    }
-
-    /// Set the MIME type.
-    pub const fn mime_type(mut self, m: &'s str) -> Self {
-        self.mime_type = Some(m);
-        self
-    }
-
-    /// Set the title.
-    pub const fn title(mut self, t: &'s str) -> Self {
-        self.title = Some(t);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, d: &'s str) -> Self {
-        self.description = Some(d);
-        self
-    }
-
-    /// Set the size.
-    pub const fn size(mut self, s: u64) -> Self {
-        self.size = Some(s);
-        self
     }
 }

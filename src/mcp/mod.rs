@@ -1,11 +1,12 @@
 //! MCP vocabulary: versions, method names, server identity, icons.
 
+pub mod envelope;
 mod version;
 
 pub use version::{Era, Fields, ProtocolVersion};
 
 use crate::wire::emit::Writer;
-use crate::wire::json::JsonStr;
+use crate::wire::json::{JsonStr, Value};
 
 /// A method this server knows, with an `Unknown` fallback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -305,4 +306,63 @@ impl<'s> ServerInfo<'s> {
         write_icons(w, self.icons, fields);
         w.raw(b"}");
     }
+}
+
+/// What the client declared it can do (in `initialize`, or in a 2026-07-28
+/// request's envelope).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// `roots`.
+    pub roots: bool,
+    /// `sampling`.
+    pub sampling: bool,
+    /// `elicitation`.
+    pub elicitation: bool,
+}
+
+/// Client capabilities declared in an object (`initialize` or the envelope).
+pub(crate) fn client_capabilities(caps: Value<'_>) -> ClientCapabilities {
+    ClientCapabilities {
+        roots: caps.get("roots").is_some(),
+        sampling: caps.get("sampling").is_some(),
+        elicitation: caps.get("elicitation").is_some(),
+    }
+}
+
+/// How long a result may be cached, and by whom (2026-07-28 `ttlMs` and
+/// `cacheScope`, on `server/discover`, the list methods and `resources/read`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct Cache {
+    /// Freshness in milliseconds (0: stale at once).
+    pub ttl_ms: u64,
+    /// Who may cache it.
+    pub scope: CacheScope,
+}
+
+impl Cache {
+    /// `ttlMs: 0`, `cacheScope: "private"` (the default).
+    pub const NONE: Cache = Cache {
+        ttl_ms: 0,
+        scope: CacheScope::Private,
+    };
+
+    /// A caching hint.
+    pub const fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        Self { ttl_ms, scope }
+    }
+}
+
+/// `cacheScope`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum CacheScope {
+    /// Any client or intermediary may reuse it.
+    Public,
+    /// Only the requesting client may reuse it.
+    Private,
 }

@@ -41,6 +41,10 @@ impl ProtocolVersion {
         Self::V2025_11_25,
     ];
 
+    /// Every version of the stateless era (2026-07-28), as `server/discover`
+    /// and an unsupported-version error list them.
+    pub const MODERN: [ProtocolVersion; 1] = [Self::V2026_07_28];
+
     /// The version offered to an `initialize` that asks for one we do not speak.
     pub const LATEST_HANDSHAKE: ProtocolVersion = Self::V2025_11_25;
 
@@ -102,6 +106,7 @@ impl ProtocolVersion {
             icons: since!(Self::V2025_11_25),
             implementation_description: since!(Self::V2025_11_25),
             result_type: since!(Self::V2026_07_28),
+            non_object_structured: since!(Self::V2026_07_28),
         }
     }
 }
@@ -150,6 +155,9 @@ pub struct Fields {
     pub implementation_description: bool,
     /// `resultType` on every result (2026-07-28).
     pub result_type: bool,
+    /// `outputSchema` and `structuredContent` may be something other than
+    /// an object (2026-07-28; before, they must describe an object).
+    pub non_object_structured: bool,
 }
 
 #[cfg(test)]

@@ -4,8 +4,12 @@
 //! list length) under the server's cursor key. A cursor edited by the client,
 //! taken from another list, or past the end is rejected with `-32602`.
 
+use super::Server;
+use super::out::{Data, Out, Wrote};
+use crate::error::INVALID_PARAMS;
+use crate::mcp::Cache;
 use crate::wire::emit::Writer;
-use crate::wire::json::JsonStr;
+use crate::wire::json::{JsonStr, Value};
 
 /// Which list a cursor belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,20 +25,22 @@ pub(crate) enum List {
 const SUFFIX_RESERVE: usize = 72;
 
 fn tag(key: [u64; 2], list: List, index: usize, total: usize) -> u64 {
-    use hmac::{Hmac, KeyInit, Mac};
+    use hmac::Mac;
     let mut k = [0u8; 16];
     for (dst, src) in k.chunks_exact_mut(8).zip(key) {
         dst.copy_from_slice(&src.to_le_bytes());
     }
     // HMAC-SHA256 (already linked for requestState) truncated to 64 bits:
     // a forged or edited cursor is caught with probability 1 - 2^-64.
-    let Ok(mut m) = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&k) else {
+    let parts: [&[u8]; 4] = [
+        b"picomcp cursor",
+        &[list as u8],
+        &(index as u64).to_le_bytes(),
+        &(total as u64).to_le_bytes(),
+    ];
+    let Some(m) = crate::seal::mac(&k, &parts) else {
         return 0;
     };
-    m.update(b"picomcp cursor");
-    m.update(&[list as u8]);
-    m.update(&(index as u64).to_le_bytes());
-    m.update(&(total as u64).to_le_bytes());
     let mac = m.finalize().into_bytes();
     let mut t = [0u8; 8];
     t.copy_from_slice(mac.get(..8).unwrap_or(&[0; 8]));
@@ -140,6 +146,45 @@ pub(crate) fn write_page<T>(
     }
     w.raw(b"}");
     Ok(())
+}
+
+impl<S> Server<'_, S> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn list<T>(
+        &self,
+        resp: Out<'_, '_>,
+        cursor: Option<Value<'_>>,
+        name: &str,
+        items: &[T],
+        kind: List,
+        cache: Option<Cache>,
+        visible: impl Fn(&T) -> bool,
+        write_item: impl FnMut(&mut Writer<'_>, &T),
+    ) -> Wrote {
+        let start = match cursor {
+            None => 0,
+            Some(c) => match c
+                .as_str()
+                .and_then(|c| decode(self.cursor_key, kind, items.len(), c))
+            {
+                Some(i) => i,
+                None => {
+                    return resp.error(INVALID_PARAMS, format_args!("Invalid cursor"), Data::None);
+                }
+            },
+        };
+        let mut ok = true;
+        let key = self.cursor_key;
+        let page = self.page_size;
+        let wrote = resp.result_cached(
+            |w| {
+                ok =
+                    write_page(w, name, items, start, page, key, kind, visible, write_item).is_ok();
+            },
+            cache,
+        );
+        if ok { wrote } else { Wrote::Failed }
+    }
 }
 
 #[cfg(test)]

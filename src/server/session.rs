@@ -16,6 +16,7 @@
 //! whichever state a connection is in and the server answers an early request
 //! with a protocol error at run time.
 
+pub use crate::mcp::ClientCapabilities;
 use crate::mcp::{LogLevel, ProtocolVersion};
 
 /// Marker: `initialize` has not succeeded yet.
@@ -27,19 +28,6 @@ pub struct Uninitialized;
 pub struct Ready {
     version: ProtocolVersion,
     log_level: LogLevel,
-}
-
-/// What the client declared in `initialize`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub struct ClientCapabilities {
-    /// `roots`.
-    pub roots: bool,
-    /// `sampling`.
-    pub sampling: bool,
-    /// `elicitation`.
-    pub elicitation: bool,
 }
 
 /// One client's protocol session, in lifecycle state `St`.

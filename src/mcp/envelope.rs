@@ -1,0 +1,308 @@
+//! The 2026-07-28 per-request envelope: its `_meta` keys, the era a request
+//! opens, and the ladder of checks a modern request passes before dispatch.
+//!
+//! Both the core ([`Server::handle`](crate::Server::handle)) and the HTTP
+//! mapping decide the era and read the envelope through this module, so the
+//! two cannot disagree.
+
+use crate::error::{ErrorCode, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::mcp::{ClientCapabilities, Era, LogLevel, ProtocolVersion, client_capabilities};
+use crate::wire::emit::Writer;
+use crate::wire::json::{JsonStr, Kind, Value};
+
+/// The envelope keys, as literals (messages are built with `concat!`).
+macro_rules! key {
+    (version) => {
+        "io.modelcontextprotocol/protocolVersion"
+    };
+    (capabilities) => {
+        "io.modelcontextprotocol/clientCapabilities"
+    };
+    (log_level) => {
+        "io.modelcontextprotocol/logLevel"
+    };
+}
+
+/// `params._meta` key: the request's protocol version.
+pub const PROTOCOL_VERSION_KEY: &str = key!(version);
+/// `params._meta` key: the client's capabilities.
+pub const CLIENT_CAPABILITIES_KEY: &str = key!(capabilities);
+/// `params._meta` key: the log level this request asks for.
+pub const LOG_LEVEL_KEY: &str = key!(log_level);
+/// The `_meta` key carrying the server identity on 2026-07-28 results.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// Whether a request's `params._meta` carries the envelope's version key.
+pub(crate) fn is_enveloped(meta: Option<Value<'_>>) -> bool {
+    meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).is_some()
+}
+
+/// The era a request opens: the first request of a stream connection, or
+/// every HTTP request. Not `initialize` and enveloped → 2026-07-28.
+pub(crate) fn era_of(is_initialize: bool, enveloped: bool) -> Era {
+    if !is_initialize && enveloped {
+        Era::Modern
+    } else {
+        Era::Handshake
+    }
+}
+
+/// The facts a checked 2026-07-28 envelope gives a request. Only
+/// [`check`] makes one: holding it proves the ladder was passed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Modern {
+    log_level: Option<LogLevel>,
+    client: ClientCapabilities,
+}
+
+impl Modern {
+    /// The log level the request asked for (`None`: no log notifications).
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
+        self.log_level
+    }
+
+    /// The capabilities the envelope declares.
+    pub(crate) fn client(&self) -> ClientCapabilities {
+        self.client
+    }
+}
+
+/// Why a modern request was refused before dispatch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fault<'a> {
+    pub(crate) code: ErrorCode,
+    pub(crate) message: &'static str,
+    /// `Some`: answer with `data: {"supported": [...], "requested": R}`.
+    pub(crate) requested: Option<Option<JsonStr<'a>>>,
+}
+
+const fn fault(code: ErrorCode, message: &'static str) -> Fault<'static> {
+    Fault {
+        code,
+        message,
+        requested: None,
+    }
+}
+
+/// The ladder: `_meta` present, both keys present, the version a string we
+/// speak, the capabilities an object, the log level (if any) known.
+/// `initialize` on a modern connection is refused first.
+pub(crate) fn check<'a>(
+    is_initialize: bool,
+    params: Option<Value<'a>>,
+) -> Result<Modern, Fault<'a>> {
+    if is_initialize {
+        let requested = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(|v| v.as_str());
+        return Err(Fault {
+            requested: Some(requested),
+            ..fault(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
+            )
+        });
+    }
+    let Some(meta) = params
+        .and_then(|p| p.get("_meta"))
+        .filter(|m| m.kind() == Kind::Object)
+    else {
+        return Err(fault(
+            INVALID_PARAMS,
+            concat!(
+                "params._meta must be an object carrying the required '",
+                key!(version),
+                "' and '",
+                key!(capabilities),
+                "' envelope keys"
+            ),
+        ));
+    };
+    let (version, caps) = (
+        meta.get(PROTOCOL_VERSION_KEY),
+        meta.get(CLIENT_CAPABILITIES_KEY),
+    );
+    let (version, caps) = match (version, caps) {
+        (Some(v), Some(c)) => (v, c),
+        (None, None) => {
+            return Err(fault(
+                INVALID_PARAMS,
+                concat!(
+                    "params._meta is missing the required envelope key(s): ",
+                    key!(version),
+                    ", ",
+                    key!(capabilities)
+                ),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(fault(
+                INVALID_PARAMS,
+                concat!(
+                    "params._meta is missing the required envelope key(s): ",
+                    key!(version)
+                ),
+            ));
+        }
+        (Some(_), None) => {
+            return Err(fault(
+                INVALID_PARAMS,
+                concat!(
+                    "params._meta is missing the required envelope key(s): ",
+                    key!(capabilities)
+                ),
+            ));
+        }
+    };
+    let Some(version) = version.as_str() else {
+        return Err(fault(
+            INVALID_PARAMS,
+            "the protocol-version envelope value must be a string",
+        ));
+    };
+    if !ProtocolVersion::MODERN
+        .iter()
+        .any(|v| version.eq_str(v.as_str()))
+    {
+        return Err(Fault {
+            requested: Some(Some(version)),
+            ..fault(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+        });
+    }
+    if caps.kind() != Kind::Object {
+        return Err(fault(
+            INVALID_PARAMS,
+            "the client-capabilities envelope value must be an object",
+        ));
+    }
+    let log_level = match meta.get(LOG_LEVEL_KEY) {
+        None => None,
+        Some(level) => match level.as_str().and_then(LogLevel::from_json) {
+            Some(l) => Some(l),
+            None => {
+                return Err(fault(
+                    INVALID_PARAMS,
+                    concat!("Invalid log level in ", key!(log_level)),
+                ));
+            }
+        },
+    };
+    Ok(Modern {
+        log_level,
+        client: client_capabilities(caps),
+    })
+}
+
+/// `["2026-07-28"]`: the versions of the stateless era.
+pub(crate) fn write_supported_versions(w: &mut Writer<'_>) {
+    w.raw(b"[");
+    for (i, v) in ProtocolVersion::MODERN.iter().enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.string(v.as_str());
+    }
+    w.raw(b"]");
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::error::UNSUPPORTED_PROTOCOL_VERSION;
+
+    fn run(params: &[u8]) -> Result<Modern, (i32, &'static str, bool)> {
+        let v = Value::parse(params, &crate::wire::json::Limits::DEFAULT).unwrap();
+        check(false, Some(v)).map_err(|f| (f.code.get(), f.message, f.requested.is_some()))
+    }
+
+    #[test]
+    fn the_ladder_in_order() {
+        let caps = r#""io.modelcontextprotocol/clientCapabilities":{}"#;
+        let version = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#;
+        // No _meta, then each missing key, then a wrong version type.
+        assert!(
+            run(b"{}")
+                .unwrap_err()
+                .1
+                .starts_with("params._meta must be an object")
+        );
+        assert!(run(br#"{"_meta":[]}"#).is_err());
+        let only_caps = std::format!(r#"{{"_meta":{{{caps}}}}}"#);
+        assert!(
+            run(only_caps.as_bytes())
+                .unwrap_err()
+                .1
+                .ends_with("protocolVersion")
+        );
+        let only_version = std::format!(r#"{{"_meta":{{{version}}}}}"#);
+        assert!(
+            run(only_version.as_bytes())
+                .unwrap_err()
+                .1
+                .ends_with("clientCapabilities")
+        );
+        let both_missing = run(br#"{"_meta":{}}"#).unwrap_err().1;
+        assert!(
+            both_missing.ends_with("protocolVersion, io.modelcontextprotocol/clientCapabilities")
+        );
+        let number =
+            std::format!(r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":5,{caps}}}}}"#);
+        assert_eq!(run(number.as_bytes()).unwrap_err().0, INVALID_PARAMS.get());
+        // An unknown version names itself in data.
+        let old = std::format!(
+            r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2025-11-25",{caps}}}}}"#
+        );
+        let e = run(old.as_bytes()).unwrap_err();
+        assert_eq!((e.0, e.2), (UNSUPPORTED_PROTOCOL_VERSION.get(), true));
+        // Capabilities must be an object; a log level must be known.
+        let bad_caps = std::format!(
+            r#"{{"_meta":{{{version},"io.modelcontextprotocol/clientCapabilities":1}}}}"#
+        );
+        assert!(
+            run(bad_caps.as_bytes())
+                .unwrap_err()
+                .1
+                .contains("must be an object")
+        );
+        let bad_level = std::format!(
+            r#"{{"_meta":{{{version},{caps},"io.modelcontextprotocol/logLevel":"loud"}}}}"#
+        );
+        assert!(
+            run(bad_level.as_bytes())
+                .unwrap_err()
+                .1
+                .starts_with("Invalid log level")
+        );
+        // A good envelope.
+        let good = std::format!(
+            r#"{{"_meta":{{{version},"io.modelcontextprotocol/clientCapabilities":{{"sampling":{{}}}},"io.modelcontextprotocol/logLevel":"debug"}}}}"#
+        );
+        let m = run(good.as_bytes()).unwrap();
+        assert_eq!(m.log_level(), Some(LogLevel::Debug));
+        assert!(m.client().sampling && !m.client().elicitation);
+    }
+
+    #[test]
+    fn initialize_is_refused_with_the_supported_versions() {
+        let v = Value::parse(
+            br#"{"protocolVersion":"2025-11-25"}"#,
+            &crate::wire::json::Limits::DEFAULT,
+        )
+        .unwrap();
+        let f = check(true, Some(v)).unwrap_err();
+        assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(
+            f.requested.flatten().map(|r| r.raw()),
+            Some(&b"2025-11-25"[..])
+        );
+    }
+
+    #[test]
+    fn era_rule() {
+        assert_eq!(era_of(false, true), Era::Modern);
+        assert_eq!(era_of(true, true), Era::Handshake);
+        assert_eq!(era_of(false, false), Era::Handshake);
+    }
+}

@@ -1,0 +1,296 @@
+//! Calling a handler: the request facts a handler context carries (built
+//! only from a ready session or a checked 2026-07-28 envelope), the MRTR
+//! input of a retry, and the one invocation skeleton every handler family
+//! (tools, resources, prompts, completion) runs through.
+
+use core::ops::Range;
+
+use super::Server;
+use super::out::{Data, Out, Wrote};
+use super::params::{NamedSpans, span};
+use super::session::{Ready, Session};
+use crate::context::{Ctx, MAX_PROGRESS_TOKEN, Mrtr, Notify, Track};
+use crate::error::{INTERNAL_ERROR, INVALID_PARAMS};
+use crate::mcp::envelope::Modern;
+use crate::mcp::{Cache, ClientCapabilities, LogLevel, ProtocolVersion};
+use crate::seal::Binding;
+use crate::wire::json::{Kind, Value};
+
+/// What every request carries whatever its era: found by the one walk over
+/// its `params`, plus the caller's notification sink.
+pub(super) struct RequestFacts<'n> {
+    pub(super) progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
+    pub(super) notify: Option<&'n mut dyn Notify>,
+    /// `params.name` and `params.arguments`.
+    pub(super) named: NamedSpans,
+}
+
+/// Request-wide facts a handler context needs. Made only by
+/// [`RequestInfo::handshake`] (from a `Session<Ready>`) or
+/// [`RequestInfo::modern`] (from a checked envelope): dispatch cannot be
+/// reached any other way.
+pub(super) struct RequestInfo<'n> {
+    version: ProtocolVersion,
+    /// 2026-07-28: stateless, stamped results, MRTR.
+    modern: bool,
+    log_level: Option<LogLevel>,
+    client: ClientCapabilities,
+    progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
+    notify: Option<&'n mut dyn Notify>,
+    named: NamedSpans,
+}
+
+impl<'n> RequestInfo<'n> {
+    /// A request on an initialized handshake-era session. `logging`: the
+    /// server offers logging (then the session's level filters).
+    pub(super) fn handshake(
+        session: &Session<Ready>,
+        logging: bool,
+        facts: RequestFacts<'n>,
+    ) -> Self {
+        Self {
+            version: session.version(),
+            modern: false,
+            log_level: logging.then_some(session.log_level()),
+            client: session.client_capabilities(),
+            progress: facts.progress,
+            notify: facts.notify,
+            named: facts.named,
+        }
+    }
+
+    /// A 2026-07-28 request whose envelope passed the ladder. Log
+    /// notifications only when the request asked for a level.
+    pub(super) fn modern(envelope: Modern, logging: bool, facts: RequestFacts<'n>) -> Self {
+        Self {
+            version: ProtocolVersion::V2026_07_28,
+            modern: true,
+            log_level: envelope.log_level().filter(|_| logging),
+            client: envelope.client(),
+            progress: facts.progress,
+            notify: facts.notify,
+            named: facts.named,
+        }
+    }
+
+    pub(super) fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    pub(super) fn is_modern(&self) -> bool {
+        self.modern
+    }
+
+    pub(super) fn named(&self) -> &NamedSpans {
+        &self.named
+    }
+}
+
+/// The MRTR pieces of a request found in phase 1.
+pub(super) struct MrtrSpans<'k> {
+    pub(super) binding: Option<Binding<'k>>,
+    pub(super) state: Option<Range<usize>>,
+    pub(super) responses: Option<Range<usize>>,
+}
+
+/// What running a handler left: where its result body starts and what its
+/// context recorded.
+pub(super) struct Ran {
+    pub(super) body_start: usize,
+    pub(super) track: Track,
+}
+
+impl<'s, S> Server<'s, S> {
+    /// Phase-1 MRTR lookups (2026-07-28 only): the binding a `requestState`
+    /// must match, and where the state and `inputResponses` are.
+    pub(super) fn mrtr_spans<'k>(
+        &self,
+        info: &RequestInfo<'_>,
+        params: &Value<'_>,
+        frame: &[u8],
+        method: &'static str,
+        name: &'k [u8],
+        args: &[u8],
+    ) -> Result<MrtrSpans<'k>, ()>
+    where
+        's: 'k,
+    {
+        if !info.modern {
+            return Ok(MrtrSpans {
+                binding: None,
+                state: None,
+                responses: None,
+            });
+        }
+        let binding = self.state_key.map(|key| crate::seal::Binding {
+            key,
+            method,
+            name: [name],
+            args: crate::seal::digest_json(args),
+        });
+        let state = match crate::context::state_raw(params) {
+            None => None,
+            Some(Ok(s)) => Some(span(frame, s.raw())),
+            Some(Err(())) => return Err(()),
+        };
+        let responses = match params.get("inputResponses") {
+            None => None,
+            Some(v) if v.is_null() => None,
+            Some(v) if v.kind() == Kind::Object => Some(span(frame, v.raw())),
+            Some(_) => return Err(()),
+        };
+        Ok(MrtrSpans {
+            binding,
+            state,
+            responses,
+        })
+    }
+
+    /// Phase 2 of MRTR: verify the `requestState` in place and assemble the
+    /// retry's input. `Err` when a state is present but does not verify.
+    pub(super) fn mrtr_input<'f>(
+        binding: Option<Binding<'f>>,
+        state: Option<&'f mut [u8]>,
+        responses: Option<&'f mut [u8]>,
+    ) -> Result<Mrtr<'f>, ()> {
+        let state = match (state, binding) {
+            (None, _) => None,
+            (Some(raw), Some(b)) => Some(crate::seal::open(&b, raw).ok_or(())?),
+            (Some(_), None) => return Err(()),
+        };
+        Ok(Mrtr {
+            binding,
+            state,
+            responses: responses.map(|r| Value::trusted(r)),
+        })
+    }
+
+    pub(super) fn bad_state(resp: Out<'_, '_>) -> Wrote {
+        resp.error(
+            INVALID_PARAMS,
+            format_args!("Invalid requestState: it was altered, or issued for another request"),
+            Data::None,
+        )
+    }
+
+    /// The one handler-invocation skeleton: open the result object, build
+    /// the handler's context over the writer, call the handler, and take the
+    /// writer back where the context left it. `extra` is lent to the handler
+    /// for exactly as long as the context (a tool's structured-content
+    /// record, or `()`).
+    pub(super) fn run_handler<E, R>(
+        &self,
+        resp: &mut Out<'_, '_>,
+        info: &mut RequestInfo<'_>,
+        mrtr: &Mrtr<'_>,
+        extra: &mut E,
+        call: impl for<'c> FnOnce(Ctx<'c>, &'c mut E) -> R,
+    ) -> (R, Ran) {
+        let body_start = resp.open_result();
+        let mut track = Track::default();
+        let outcome = {
+            let ctx = self.ctx(resp, info, &mut track, body_start, mrtr);
+            call(ctx, extra)
+        };
+        resp.w.resume(track.len, track.limit, track.overflow);
+        (outcome, Ran { body_start, track })
+    }
+
+    /// A handler context. It borrows the request's facts and MRTR input
+    /// rather than holding copies, so moving it (into `Reply`, `Content`,
+    /// ...) stays cheap.
+    fn ctx<'c, 'n: 'c>(
+        &self,
+        resp: &'c mut Out<'_, '_>,
+        info: &'c mut RequestInfo<'n>,
+        track: &'c mut Track,
+        body_start: usize,
+        mrtr: &'c Mrtr<'c>,
+    ) -> Ctx<'c> {
+        let RequestInfo {
+            notify, progress, ..
+        } = info;
+        // Shortens the sink's trait-object lifetime to this request's scope.
+        #[allow(clippy::needless_match)]
+        let notify: Option<&'c mut dyn Notify> = match notify.take() {
+            Some(n) => Some(n),
+            None => None,
+        };
+        Ctx {
+            w: resp.w.reborrow(),
+            track,
+            body_start,
+            finished: false,
+            input_required: false,
+            state_error: false,
+            mrtr,
+            client: info.client,
+            version: info.version,
+            progress_token: progress.as_deref(),
+            last_progress: None,
+            log_level: info.log_level,
+            notify,
+            cancelled: false,
+        }
+    }
+
+    /// Close an `input_required` answer (2026-07-28).
+    pub(super) fn finish_input_required(
+        body_start: usize,
+        track: &Track,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        if track.state_error {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "a handler answered input_required without inputRequests or requestState, or its requestState could not be sealed (is a request-state key set? at most 96 bytes)"
+                ),
+                Data::None,
+            );
+        }
+        resp.close_result(body_start, track, None)
+    }
+
+    /// Close what a resource, prompt or completion handler wrote: a finished
+    /// result (stamped, with `cache` on 2026-07-28), an `input_required`
+    /// answer, or `-32603` if it returned without finishing.
+    pub(super) fn close_handled(
+        resp: Out<'_, '_>,
+        track: &Track,
+        modern: bool,
+        body_start: usize,
+        cache: Option<Cache>,
+        what: &str,
+    ) -> Wrote {
+        if !track.finished {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("{what} handler returned without finishing its answer"),
+                Data::None,
+            );
+        }
+        if track.input_required {
+            return Self::finish_input_required_any(modern, body_start, track, resp);
+        }
+        resp.close_result(body_start, track, cache)
+    }
+
+    /// `input_required` from a resource or prompt handler: only 2026-07-28
+    /// clients can be asked for input.
+    fn finish_input_required_any(
+        modern: bool,
+        body_start: usize,
+        track: &Track,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        if !modern {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("the handler needs input from the user, which only 2026-07-28 clients can be asked for"),
+                Data::None,
+            );
+        }
+        Self::finish_input_required(body_start, track, resp)
+    }
+}

@@ -1,0 +1,340 @@
+//! The one writer of JSON-RPC answers: `{"jsonrpc":"2.0","id":…` then a
+//! result or an error, never a partial message; the 2026-07-28 stamp; the
+//! tool-error block; the answer's closing newline and stashed notifications.
+
+use core::fmt;
+
+use crate::context::Track;
+use crate::error::{ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, ProtocolError};
+use crate::mcp::envelope;
+use crate::mcp::{Cache, CacheScope, ProtocolVersion, ServerInfo};
+use crate::wire::emit::Decimal;
+use crate::wire::emit::Writer;
+use crate::wire::json::{self, JsonStr, Limits};
+
+/// `data` of an error answer.
+pub(super) enum Data<'x> {
+    None,
+    Str(&'x str),
+    Json(JsonStr<'x>),
+    Uri(&'x str),
+    User(Option<ErrorData<'x>>),
+    Fmt(fmt::Arguments<'x>),
+    /// `{"supported":["2026-07-28"],"requested":...}`
+    Versions(Option<JsonStr<'x>>),
+}
+
+/// What handling one message wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Wrote {
+    /// A result.
+    Answer,
+    /// An error response, with its code.
+    Error(ErrorCode),
+    /// Nothing, by design (notification, client response).
+    Nothing,
+    /// An answer was due but did not fit.
+    Failed,
+}
+
+/// A response under construction: `{"jsonrpc":"2.0","id":ID` is written.
+pub(super) struct Out<'w, 'o> {
+    pub(super) w: &'w mut Writer<'o>,
+    start: usize,
+    id_end: usize,
+    /// 2026-07-28: results carry `resultType` and the server identity.
+    pub(super) stamp: Option<ServerInfo<'w>>,
+}
+
+/// Write the 2026-07-28 result fields (`first`: nothing precedes them in the
+/// result object).
+pub(super) fn write_stamp(
+    w: &mut Writer<'_>,
+    info: &ServerInfo<'_>,
+    first: bool,
+    result_type: bool,
+    cache: Option<Cache>,
+) {
+    let mut sep = !first;
+    let mut comma = |w: &mut Writer<'_>| {
+        if sep {
+            w.raw(b",");
+        }
+        sep = true;
+    };
+    if result_type {
+        comma(w);
+        w.raw(b"\"resultType\":\"complete\"");
+    }
+    if let Some(c) = cache {
+        comma(w);
+        w.raw(b"\"ttlMs\":");
+        w.u64(c.ttl_ms);
+        w.raw(match c.scope {
+            CacheScope::Public => b",\"cacheScope\":\"public\"",
+            CacheScope::Private => b",\"cacheScope\":\"private\"",
+        });
+    }
+    comma(w);
+    w.raw(b"\"_meta\":{");
+    w.string(envelope::SERVER_INFO_KEY);
+    w.raw(b":");
+    info.write(w, ProtocolVersion::V2026_07_28.fields());
+    w.raw(b"}");
+}
+
+pub(super) const PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+
+impl<'w, 'o> Out<'w, 'o> {
+    pub(super) fn begin(w: &'w mut Writer<'o>, id: Option<&[u8]>) -> Self {
+        let start = w.len();
+        w.raw(PREFIX);
+        w.raw(id.unwrap_or(b"null"));
+        if w.is_overflowed() {
+            // The id alone does not fit: answer with `null` instead.
+            w.truncate(start);
+            w.raw(PREFIX);
+            w.raw(b"null");
+        }
+        let id_end = w.len();
+        Self {
+            w,
+            start,
+            id_end,
+            stamp: None,
+        }
+    }
+
+    pub(super) fn done(self) -> Wrote {
+        self.done_as(Wrote::Answer)
+    }
+
+    pub(super) fn done_as(self, kind: Wrote) -> Wrote {
+        if self.w.is_overflowed() {
+            self.w.truncate(self.start);
+            Wrote::Failed
+        } else {
+            kind
+        }
+    }
+
+    pub(super) fn error(
+        self,
+        code: ErrorCode,
+        message: fmt::Arguments<'_>,
+        data: Data<'_>,
+    ) -> Wrote {
+        self.w.truncate(self.id_end);
+        self.w.raw(b",\"error\":{\"code\":");
+        self.w.i64(i64::from(code.get()));
+        self.w.raw(b",\"message\":");
+        self.w.string_fmt(message);
+        match data {
+            Data::None | Data::User(None) => {}
+            Data::Str(s) | Data::User(Some(ErrorData::String(s))) => {
+                self.w.raw(b",\"data\":");
+                self.w.string(s);
+            }
+            Data::Json(s) => {
+                self.w.raw(b",\"data\":");
+                self.w.json_str(s);
+            }
+            Data::Uri(uri) => {
+                self.w.raw(b",\"data\":{\"uri\":");
+                self.w.string(uri);
+                self.w.raw(b"}");
+            }
+            Data::User(Some(ErrorData::Json(raw))) => {
+                if json::validate(raw.as_bytes(), &Limits::DEFAULT).is_err() {
+                    return self.error(
+                        INTERNAL_ERROR,
+                        format_args!(
+                            "Internal error: a handler returned error data that is not valid JSON"
+                        ),
+                        Data::None,
+                    );
+                }
+                self.w.raw(b",\"data\":");
+                self.w.raw_str(raw);
+            }
+            Data::Fmt(args) => {
+                self.w.raw(b",\"data\":");
+                self.w.string_fmt(args);
+            }
+            Data::Versions(requested) => {
+                self.w.raw(b",\"data\":{\"supported\":");
+                envelope::write_supported_versions(self.w);
+                self.w.raw(b",\"requested\":");
+                match requested {
+                    Some(r) => self.w.json_str(r),
+                    None => self.w.null(),
+                }
+                self.w.raw(b"}");
+            }
+        }
+        self.w.raw(b"}}");
+        if self.w.is_overflowed() {
+            let cap = self.w.capacity();
+            self.w.truncate(self.id_end);
+            // The answer matters more than notifications stashed ahead of it.
+            self.w.drop_stash();
+            self.w
+                .raw(b",\"error\":{\"code\":-32603,\"message\":\"response exceeds the ");
+            self.w.u64(cap as u64);
+            self.w.raw(b"-byte output buffer\"}}");
+            return self.done_as(Wrote::Error(INTERNAL_ERROR));
+        }
+        self.done_as(Wrote::Error(code))
+    }
+
+    /// A request refused by the 2026-07-28 envelope ladder.
+    pub(super) fn fault(self, f: envelope::Fault<'_>) -> Wrote {
+        let data = match f.requested {
+            Some(requested) => Data::Versions(requested),
+            None => Data::None,
+        };
+        self.error(f.code, format_args!("{}", f.message), data)
+    }
+
+    pub(super) fn protocol(self, e: &ProtocolError<'_>) -> Wrote {
+        self.error(
+            e.code(),
+            format_args!("{}", e.message()),
+            Data::User(e.error_data()),
+        )
+    }
+
+    pub(super) fn invalid_params(self) -> Wrote {
+        self.error(
+            INVALID_PARAMS,
+            format_args!("Invalid request parameters"),
+            Data::Str(""),
+        )
+    }
+
+    pub(super) fn too_large(self) -> Wrote {
+        let cap = self.w.capacity();
+        self.error(
+            INTERNAL_ERROR,
+            format_args!(
+                "response exceeds the {}-byte output buffer",
+                Decimal::from(cap)
+            ),
+            Data::None,
+        )
+    }
+
+    /// `,"result":` + the body (one JSON object) + `}`; too large → `-32603`.
+    pub(super) fn result(self, body: impl FnOnce(&mut Writer<'o>)) -> Wrote {
+        self.result_cached(body, None)
+    }
+
+    /// Like [`result`](Self::result), for a cacheable result.
+    pub(super) fn result_cached(
+        self,
+        body: impl FnOnce(&mut Writer<'o>),
+        cache: Option<Cache>,
+    ) -> Wrote {
+        self.w.raw(b",\"result\":");
+        body(self.w);
+        if let Some(info) = self.stamp {
+            // Reopen the body's object to add the 2026-07-28 fields.
+            let end = self.w.len();
+            let empty = self.w.as_bytes().get(end.saturating_sub(2)..end) == Some(b"{}");
+            self.w.truncate(end.saturating_sub(1));
+            write_stamp(self.w, &info, empty, true, cache);
+            self.w.raw(b"}");
+        }
+        self.w.raw(b"}");
+        if self.w.is_overflowed() {
+            return self.too_large();
+        }
+        self.done()
+    }
+
+    /// Open `,"result":{` for a handler and return where its body starts.
+    pub(super) fn open_result(&mut self) -> usize {
+        self.w.raw(b",\"result\":{");
+        self.w.len()
+    }
+
+    /// Close a handler's result (`}` + `}`), stamped for 2026-07-28.
+    pub(super) fn close_result(
+        self,
+        body_start: usize,
+        track: &Track,
+        cache: Option<Cache>,
+    ) -> Wrote {
+        if let Some(info) = self.stamp {
+            let first = self.w.len() == body_start;
+            let complete = !track.input_required;
+            write_stamp(self.w, &info, first, complete, cache.filter(|_| complete));
+        }
+        self.w.raw(b"}}");
+        if self.w.is_overflowed() {
+            return self.too_large();
+        }
+        self.done()
+    }
+}
+
+/// Text given as a string or formatted.
+pub(super) enum Text<'x> {
+    Str(&'x str),
+    Fmt(fmt::Arguments<'x>),
+}
+
+/// The one tool-error writer: the result's content, one text block
+/// `LEAD TOOL: MESSAGE` (written piece by piece, not through `core::fmt`),
+/// and `isError: true`. Every tool error goes through it: a handler's, a
+/// schema violation, a result too large, a tool the version cannot serve.
+pub(super) fn write_tool_error(w: &mut Writer<'_>, lead: &str, tool: &str, message: Text<'_>) {
+    w.raw(b"\"content\":[{\"type\":\"text\",\"text\":\"");
+    w.str_content(lead);
+    w.str_content(tool);
+    w.raw(b": ");
+    match message {
+        Text::Str(s) => w.str_content(s),
+        Text::Fmt(args) => w.str_fmt_content(args),
+    }
+    w.raw(b"\"}],\"isError\":true");
+}
+
+/// Terminate the message (if any) with `\n` and put stashed notifications
+/// ahead of it.
+pub(super) fn finish(mut w: Writer<'_>) -> usize {
+    w.set_reserve(0);
+    if !w.is_empty() {
+        w.raw(b"\n");
+    }
+    w.finish_with_stash()
+}
+
+/// A writer for one answer, keeping a byte free for its newline.
+pub(super) fn answer_writer(out: &mut [u8]) -> Writer<'_> {
+    let mut w = Writer::new(out);
+    w.set_reserve(1);
+    w
+}
+
+/// What handling a frame left in `out`: `len` bytes, and the code of the
+/// answer when it is a JSON-RPC error. The HTTP mapping takes its status
+/// from `code`, never from re-reading the bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Answer {
+    pub(crate) len: usize,
+    pub(crate) code: Option<ErrorCode>,
+}
+
+impl Answer {
+    /// Nothing written (a notification, a response, a blank line).
+    pub(crate) const NOTHING: Answer = Answer { len: 0, code: None };
+
+    pub(super) fn of(wrote: Wrote, len: usize) -> Self {
+        let code = match wrote {
+            Wrote::Error(code) => Some(code),
+            _ => None,
+        };
+        Answer { len, code }
+    }
+}

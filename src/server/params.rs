@@ -1,0 +1,241 @@
+//! Reading a request's `params` in two phases: spans found under a shared
+//! borrow of the frame (phase 1), then split into disjoint mutable slices for
+//! in-place unescaping (phase 2).
+
+use core::ops::Range;
+
+use crate::context::MAX_PROGRESS_TOKEN;
+use crate::wire::json::{self, JsonStr, Kind, Value};
+
+/// Where `part` (a sub-slice of `whole`) lies in `whole`.
+pub(super) fn span(whole: &[u8], part: &[u8]) -> Range<usize> {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    start..start + part.len()
+}
+
+/// Split `frame` into the disjoint `spans` (in any order) as mutable slices.
+pub(super) fn split_spans<'f, const N: usize>(
+    frame: &'f mut [u8],
+    spans: [Option<Range<usize>>; N],
+) -> [Option<&'f mut [u8]>; N] {
+    let mut order: [usize; N] = core::array::from_fn(|i| i);
+    order.sort_unstable_by_key(|&i| {
+        spans
+            .get(i)
+            .cloned()
+            .flatten()
+            .map_or(usize::MAX, |r| r.start)
+    });
+    let mut out: [Option<&'f mut [u8]>; N] = core::array::from_fn(|_| None);
+    let mut rest: &'f mut [u8] = frame;
+    let mut offset = 0;
+    for i in order {
+        let Some(r) = spans.get(i).cloned().flatten() else {
+            break;
+        };
+        let taken = core::mem::take(&mut rest);
+        if r.start < offset || r.end < r.start || r.end - offset > taken.len() {
+            rest = taken;
+            continue;
+        }
+        let base = offset;
+        let (head, tail) = taken.split_at_mut(r.end - base);
+        rest = tail;
+        offset = r.end;
+        if let Some(slot) = out.get_mut(i) {
+            *slot = head.get_mut(r.start - base..);
+        }
+    }
+    out
+}
+
+/// JSON-decode several disjoint string spans of `frame` in place.
+pub(super) fn decode_spans<const N: usize>(
+    frame: &mut [u8],
+    spans: [Option<Range<usize>>; N],
+) -> [Option<&str>; N] {
+    split_spans(frame, spans).map(|region| region.and_then(|r| json::unescape_str_in_place(r).ok()))
+}
+
+/// The progress token of a request (`params._meta.progressToken`), as written.
+pub(super) fn progress_token(
+    meta: Option<Value<'_>>,
+) -> Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>> {
+    let token = meta?.get("progressToken")?;
+    let ok = match token.kind() {
+        Kind::String => true,
+        Kind::Number => token.as_number().is_some_and(|n| n.is_integer_literal()),
+        _ => false,
+    };
+    if !ok {
+        return None;
+    }
+    heapless::Vec::from_slice(token.raw()).ok()
+}
+
+/// `_meta`, `name` and `arguments` of a request's `params` (the first of
+/// each, as `Value::get` would find), from one walk over its members.
+#[derive(Clone, Copy, Default)]
+pub(super) struct ParamsScan<'a> {
+    pub(super) meta: Option<Value<'a>>,
+    pub(super) name: Option<Value<'a>>,
+    pub(super) arguments: Option<Value<'a>>,
+}
+
+impl<'a> ParamsScan<'a> {
+    /// From `members`, the members of `params`.
+    pub(super) fn of(members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>) -> Self {
+        let mut scan = ParamsScan::default();
+        for (key, value) in members {
+            let slot = if key.eq_str("_meta") {
+                &mut scan.meta
+            } else if key.eq_str("name") {
+                &mut scan.name
+            } else if key.eq_str("arguments") {
+                &mut scan.arguments
+            } else {
+                continue;
+            };
+            if slot.is_none() {
+                *slot = Some(value);
+            }
+        }
+        scan
+    }
+}
+
+/// Where `name` and `arguments` of `params` are in the frame.
+#[derive(Clone, Default)]
+pub(super) struct NamedSpans {
+    pub(super) name: Option<Range<usize>>,
+    pub(super) arguments: Option<Range<usize>>,
+}
+
+/// The `params` of `tools/call` and `prompts/get`: `name` (a string) and
+/// `arguments` (an object, or absent/null); `None` when malformed.
+#[allow(clippy::type_complexity)]
+pub(super) fn named_call<'f>(
+    frame: &'f [u8],
+    params: Option<Range<usize>>,
+    named: &NamedSpans,
+) -> Option<(Value<'f>, JsonStr<'f>, Option<Value<'f>>)> {
+    let params = Value::trusted(frame.get(params?)?);
+    let name = Value::trusted(frame.get(named.name.clone()?)?).as_str()?;
+    let arguments = match named.arguments.clone() {
+        Some(r) => Some(Value::trusted(frame.get(r)?)),
+        None => None,
+    };
+    let args = match arguments {
+        None => None,
+        Some(a) if a.is_null() => None,
+        Some(a) if a.kind() == Kind::Object => Some(a),
+        Some(_) => return None,
+    };
+    Some((params, name, args))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans_of(frame: &[u8], parts: &[&str]) -> std::vec::Vec<Option<Range<usize>>> {
+        let text = core::str::from_utf8(frame).unwrap();
+        parts
+            .iter()
+            .map(|p| text.find(p).map(|i| i..i + p.len()))
+            .collect()
+    }
+
+    #[test]
+    fn span_is_the_offset_of_a_sub_slice() {
+        let whole = b"0123456789";
+        assert_eq!(span(whole, &whole[3..7]), 3..7);
+        assert_eq!(span(whole, &whole[..0]), 0..0);
+        assert_eq!(span(whole, &whole[10..]), 10..10);
+    }
+
+    #[test]
+    fn split_spans_in_any_order() {
+        let mut frame = *b"aaa-bbbb-cc-d";
+        let s = spans_of(&frame, &["cc", "aaa", "d", "bbbb"]);
+        let [c, a, d, b] = split_spans(
+            &mut frame,
+            [s[0].clone(), s[1].clone(), s[2].clone(), s[3].clone()],
+        );
+        assert_eq!(a.as_deref(), Some(&b"aaa"[..]));
+        assert_eq!(b.as_deref(), Some(&b"bbbb"[..]));
+        assert_eq!(c.as_deref(), Some(&b"cc"[..]));
+        assert_eq!(d.as_deref(), Some(&b"d"[..]));
+        // The slices are the frame's own bytes.
+        c.unwrap()[0] = b'X';
+        assert_eq!(&frame, b"aaa-bbbb-Xc-d");
+    }
+
+    #[test]
+    fn split_spans_absent_empty_and_adjacent() {
+        let mut frame = *b"abcdef";
+        let [x, none, y, empty] =
+            split_spans(&mut frame, [Some(0..3), None, Some(3..6), Some(6..6)]);
+        assert_eq!(x.as_deref(), Some(&b"abc"[..]));
+        assert_eq!(none, None);
+        assert_eq!(y.as_deref(), Some(&b"def"[..]));
+        assert_eq!(empty.as_deref(), Some(&b""[..]));
+    }
+
+    #[test]
+    fn split_spans_refuses_overlap_reversal_and_overrun() {
+        let mut frame = *b"abcdef";
+        // Overlapping: the second (by start) is dropped, the first kept.
+        let [a, b] = split_spans(&mut frame, [Some(0..4), Some(2..6)]);
+        assert_eq!(a.as_deref(), Some(&b"abcd"[..]));
+        assert_eq!(b, None);
+        // Reversed and out-of-range spans yield nothing and do not disturb
+        // the others.
+        #[allow(clippy::reversed_empty_ranges)]
+        let [r, over, ok] = split_spans(&mut frame, [Some(4..2), Some(5..99), Some(0..1)]);
+        assert_eq!((r, over), (None, None));
+        assert_eq!(ok.as_deref(), Some(&b"a"[..]));
+        // Every span of an empty frame but the empty one is refused.
+        let [e, f] = split_spans(&mut [], [Some(0..0), Some(0..1)]);
+        assert_eq!((e.as_deref(), f), (Some(&b""[..]), None));
+    }
+
+    #[test]
+    fn decode_spans_unescapes_in_place() {
+        let mut frame = *br#"{"a":"x\u0041y","b":"\n"}"#;
+        // String spans are the characters between the quotes.
+        let s = spans_of(&frame, &[r#"x\u0041y"#, r#"\n"#]);
+        let [a, b] = decode_spans(&mut frame, [s[0].clone(), s[1].clone()]);
+        assert_eq!(a, Some("xAy"));
+        assert_eq!(b, Some("\n"));
+    }
+
+    #[test]
+    fn params_scan_takes_the_first_of_each() {
+        let v = Value::parse(
+            br#"{"name":"a","x":1,"_meta":{},"name":"b","arguments":{"k":2}}"#,
+            &json::Limits::DEFAULT,
+        )
+        .unwrap();
+        let scan = ParamsScan::of(&mut v.members());
+        assert_eq!(scan.name.map(|n| n.raw()), Some(&br#""a""#[..]));
+        assert_eq!(scan.meta.map(|m| m.raw()), Some(&b"{}"[..]));
+        assert_eq!(scan.arguments.map(|a| a.raw()), Some(&br#"{"k":2}"#[..]));
+    }
+
+    #[test]
+    fn progress_tokens_strings_and_integers_only() {
+        let meta = |raw: &'static [u8]| Some(Value::trusted(raw));
+        assert_eq!(
+            progress_token(meta(br#"{"progressToken":"t1"}"#)).as_deref(),
+            Some(&br#""t1""#[..])
+        );
+        assert_eq!(
+            progress_token(meta(br#"{"progressToken":-7}"#)).as_deref(),
+            Some(&b"-7"[..])
+        );
+        assert_eq!(progress_token(meta(br#"{"progressToken":1.5}"#)), None);
+        assert_eq!(progress_token(meta(br#"{"progressToken":null}"#)), None);
+        assert_eq!(progress_token(None), None);
+    }
+}

@@ -1,0 +1,418 @@
+//! Routing one frame: batches, the envelope of a message, the era of a
+//! connection, the lifecycle gate, and dispatch to the method's room.
+
+use core::ops::Range;
+
+use super::invoke::{RequestFacts, RequestInfo};
+use super::list::List;
+use super::out::Answer;
+use super::out::{Data, Out, Wrote, answer_writer, finish};
+use super::params::{NamedSpans, ParamsScan, progress_token, span};
+use super::{Connection, Server, Session};
+use crate::context::Notify;
+use crate::error::{
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+};
+use crate::mcp::envelope;
+use crate::mcp::{Era, LogLevel, Method, ProtocolVersion};
+use crate::wire::emit::{Decimal, Writer};
+use crate::wire::envelope::{self as jsonrpc, Envelope};
+use crate::wire::json::{self, Kind, Value};
+
+impl<S> Server<'_, S> {
+    /// Validate one frame (once, under the server's [`Limits`](json::Limits),
+    /// recording its [`Outline`](json::Outline)) and answer it.
+    pub(super) fn handle_inner(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        notify: Option<&mut dyn Notify>,
+    ) -> Answer {
+        if frame
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            return Answer::NOTHING;
+        }
+        let mut outline = json::Outline::new();
+        match json::validate_outlined(frame, &self.limits, &mut outline) {
+            Ok(()) => self.handle_outlined(conn, frame, &outline, out, notify),
+            Err(e) => Self::parse_error(e, out),
+        }
+    }
+
+    /// The `-32700` answer to a frame that is not acceptable JSON.
+    pub(crate) fn parse_error(e: json::JsonError, out: &mut [u8]) -> Answer {
+        let mut w = answer_writer(out);
+        let wrote = Out::begin(&mut w, None).error(
+            PARSE_ERROR,
+            format_args!("Parse error"),
+            Data::Fmt(format_args!("{e}")),
+        );
+        Answer::of(wrote, finish(w))
+    }
+
+    /// Answer a frame already validated under the server's limits, whose
+    /// outline is `outline` (the HTTP mapping validates a body once and
+    /// comes in here).
+    pub(crate) fn handle_outlined(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        outline: &json::Outline,
+        out: &mut [u8],
+        notify: Option<&mut dyn Notify>,
+    ) -> Answer {
+        let mut w = answer_writer(out);
+        let wrote = if Value::trusted(frame).kind() == Kind::Array {
+            self.batch(conn, frame, &mut w, notify);
+            Wrote::Answer
+        } else {
+            self.message(conn, frame, Some(outline), &mut w, notify, false)
+        };
+        Answer::of(wrote, finish(w))
+    }
+
+    /// A JSON array: a batch (2025-03-26 sessions only).
+    fn batch(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        w: &mut Writer<'_>,
+        mut notify: Option<&mut dyn Notify>,
+    ) {
+        let version = conn.version();
+        if !version.is_some_and(|v| v.fields().batches) {
+            match version {
+                Some(v) => Out::begin(w, None).error(
+                    INVALID_REQUEST,
+                    format_args!("batches are not supported by protocol version {v}"),
+                    Data::None,
+                ),
+                None => Out::begin(w, None).error(
+                    INVALID_REQUEST,
+                    format_args!("batches are not supported before initialization"),
+                    Data::None,
+                ),
+            };
+            return;
+        }
+        if Value::trusted(frame).is_empty() {
+            Out::begin(w, None).error(
+                INVALID_REQUEST,
+                format_args!("Invalid Request"),
+                Data::Str("empty batch"),
+            );
+            return;
+        }
+        let start = w.len();
+        w.raw(b"[");
+        let mut answers = 0;
+        let mut failed = false;
+        // Walk the elements by position: each is handled (and unescaped in
+        // place) in turn, so the bytes after it are still intact.
+        let mut pos = frame
+            .iter()
+            .position(|&b| b == b'[')
+            .map_or(frame.len(), |i| i + 1);
+        loop {
+            pos += frame.get(pos..).map_or(0, |r| {
+                r.iter().take_while(|b| b.is_ascii_whitespace()).count()
+            });
+            let Some(len) = frame.get(pos..).and_then(json::value_len) else {
+                break;
+            };
+            let before = w.len();
+            if answers > 0 {
+                w.raw(b",");
+            }
+            let element = frame.get_mut(pos..pos + len).unwrap_or(&mut []);
+            let sink: Option<&mut dyn Notify> = match notify.as_mut() {
+                Some(n) => Some(&mut **n),
+                None => None,
+            };
+            match self.message(conn, element, None, w, sink, true) {
+                Wrote::Answer | Wrote::Error(_) => answers += 1,
+                Wrote::Nothing => w.truncate(before),
+                Wrote::Failed => {
+                    failed = true;
+                    break;
+                }
+            }
+            pos += len;
+            pos += frame.get(pos..).map_or(0, |r| {
+                r.iter().take_while(|b| b.is_ascii_whitespace()).count()
+            });
+            if frame.get(pos) == Some(&b',') {
+                pos += 1;
+            } else {
+                break;
+            }
+        }
+        w.raw(b"]");
+        if failed || w.is_overflowed() {
+            w.truncate(start);
+            let cap = w.capacity();
+            Out::begin(w, None).error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "batch response exceeds the {}-byte output buffer",
+                    Decimal::from(cap)
+                ),
+                Data::None,
+            );
+        } else if answers == 0 {
+            w.truncate(start); // all notifications: no output at all
+        }
+    }
+
+    /// One JSON-RPC message (top level or a batch element). `outline`, when
+    /// given, is the [`json::Outline`] of exactly `frame`.
+    fn message(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        outline: Option<&json::Outline>,
+        w: &mut Writer<'_>,
+        notify: Option<&mut dyn Notify>,
+        in_batch: bool,
+    ) -> Wrote {
+        let value = Value::trusted(frame);
+        let parsed = match outline.and_then(|o| o.members(frame, None)) {
+            Some(mut members) => jsonrpc::parse_members(value, &mut members),
+            None => jsonrpc::parse(value),
+        };
+        let request = match parsed {
+            Ok(Envelope::Request(r)) => r,
+            // Notifications (initialized, cancelled, unknown ones) and client
+            // responses are never answered.
+            Ok(_) => return Wrote::Nothing,
+            Err(invalid) => {
+                crate::log::debug!("picomcp: invalid request: {}", invalid.reason);
+                return Out::begin(w, invalid.id.map(|i| i.raw())).error(
+                    INVALID_REQUEST,
+                    format_args!("Invalid Request"),
+                    Data::Str(invalid.reason),
+                );
+            }
+        };
+        let method = Method::from_json(request.method);
+        let method_span = span(frame, request.method.raw());
+        let params = request.params;
+        let scan = match params {
+            None => ParamsScan::default(),
+            Some(p) => match outline.and_then(|o| o.members(frame, Some(span(frame, p.raw())))) {
+                Some(mut members) => ParamsScan::of(&mut members),
+                None => ParamsScan::of(&mut p.members()),
+            },
+        };
+        let meta = scan.meta;
+        let facts = RequestFacts {
+            progress: progress_token(meta),
+            notify,
+            named: NamedSpans {
+                name: scan.name.map(|v| span(frame, v.raw())),
+                arguments: scan.arguments.map(|v| span(frame, v.raw())),
+            },
+        };
+        let enveloped = envelope::is_enveloped(meta);
+        let is_initialize = method == Method::Initialize;
+        // The first request decides the connection's era, once.
+        if *conn == Connection::Fresh {
+            *conn = match envelope::era_of(is_initialize, enveloped) {
+                Era::Modern => Connection::Modern,
+                _ => Connection::Uninitialized(Session::new()),
+            };
+        }
+        let mut resp = Out::begin(w, Some(request.id.raw()));
+        let params_span = params.map(|p| span(frame, p.raw()));
+        let session = match conn {
+            Connection::Modern => {
+                resp.stamp = Some(self.info);
+                let info = match envelope::check(is_initialize, params) {
+                    Ok(modern) => RequestInfo::modern(modern, self.logging, facts),
+                    Err(fault) => return resp.fault(fault),
+                };
+                return match method {
+                    Method::Discover => {
+                        let fields = ProtocolVersion::V2026_07_28.fields();
+                        resp.result_cached(
+                            |w| {
+                                w.raw(b"{\"supportedVersions\":");
+                                envelope::write_supported_versions(w);
+                                w.raw(b",\"capabilities\":");
+                                self.write_capabilities(w, fields);
+                                if let Some(text) = self.instructions {
+                                    w.raw(b",\"instructions\":");
+                                    w.string(text);
+                                }
+                                w.raw(b"}");
+                            },
+                            Some(self.cache),
+                        )
+                    }
+                    // Removed in 2026-07-28.
+                    Method::Ping | Method::SetLevel | Method::Initialize => {
+                        self.not_found(frame, method_span, resp)
+                    }
+                    _ => self.dispatch(method, method_span, info, frame, params_span, resp),
+                };
+            }
+            _ if enveloped => {
+                return resp.error(
+                    INVALID_REQUEST,
+                    format_args!(
+                        "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"
+                    ),
+                    Data::None,
+                );
+            }
+            Connection::Uninitialized(_) | Connection::Fresh => {
+                return match method {
+                    Method::Ping => resp.result(|w| w.raw(b"{}")),
+                    Method::Initialize if !in_batch => {
+                        let (wrote, negotiated) = self.initialize(params, resp);
+                        // Only an answered initialize opens the session.
+                        if let (Wrote::Answer, Some((version, client))) = (wrote, negotiated) {
+                            *conn = Connection::Ready(Session::new().initialize(version, client));
+                        }
+                        wrote
+                    }
+                    _ => resp.error(
+                        INVALID_REQUEST,
+                        format_args!("session not initialized: send initialize first"),
+                        Data::None,
+                    ),
+                };
+            }
+            Connection::Ready(session) => session,
+        };
+        let info = RequestInfo::handshake(session, self.logging, facts);
+        match method {
+            Method::Ping => resp.result(|w| w.raw(b"{}")),
+            Method::Initialize if in_batch => resp.error(
+                INVALID_REQUEST,
+                format_args!("initialize must not be part of a batch"),
+                Data::None,
+            ),
+            Method::Initialize => {
+                let (wrote, renegotiated) = self.initialize(params, resp);
+                if let (Wrote::Answer, Some((version, client))) = (wrote, renegotiated) {
+                    *session = session.reinitialize(version, client);
+                }
+                wrote
+            }
+            Method::SetLevel if self.logging => {
+                let Some(level) = params.and_then(|p| p.get("level")).and_then(|l| l.as_str())
+                else {
+                    return resp.invalid_params();
+                };
+                let Some(level) = LogLevel::from_json(level) else {
+                    return resp.error(
+                        INVALID_PARAMS,
+                        format_args!("Invalid log level: {level}"),
+                        Data::None,
+                    );
+                };
+                session.set_log_level(level);
+                resp.result(|w| w.raw(b"{}"))
+            }
+            Method::Discover => self.not_found(frame, method_span, resp),
+            _ => self.dispatch(method, method_span, info, frame, params_span, resp),
+        }
+    }
+
+    fn not_found(&self, frame: &[u8], method: Range<usize>, resp: Out<'_, '_>) -> Wrote {
+        let name = frame
+            .get(method)
+            .and_then(|raw| crate::wire::json::JsonStr::new(raw).ok());
+        match name {
+            Some(name) => resp.error(
+                METHOD_NOT_FOUND,
+                format_args!("Method not found"),
+                Data::Json(name),
+            ),
+            None => resp.error(
+                METHOD_NOT_FOUND,
+                format_args!("Method not found"),
+                Data::None,
+            ),
+        }
+    }
+
+    /// The methods both eras share.
+    fn dispatch(
+        &self,
+        method: Method,
+        method_span: Range<usize>,
+        info: RequestInfo<'_>,
+        frame: &mut [u8],
+        params_span: Option<Range<usize>>,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        let version = info.version();
+        let fields = version.fields();
+        let cache = info.is_modern().then_some(self.cache);
+        let params = params_span
+            .clone()
+            .and_then(|r| frame.get(r))
+            .map(Value::trusted);
+        let cursor = || params.and_then(|p| p.get("cursor"));
+        match method {
+            Method::ToolsList if !self.tools.is_empty() => self.list(
+                resp,
+                cursor(),
+                "tools",
+                self.tools,
+                List::Tools,
+                cache,
+                |t| t.descriptor.offered_to(version),
+                |w, t| t.descriptor.write(w, fields),
+            ),
+            Method::ResourcesList if self.has_resources() => self.list(
+                resp,
+                cursor(),
+                "resources",
+                self.resources,
+                List::Resources,
+                cache,
+                |_| true,
+                |w, r| r.descriptor.write(w, fields),
+            ),
+            Method::ResourceTemplatesList if self.has_resources() => self.list(
+                resp,
+                cursor(),
+                "resourceTemplates",
+                self.templates,
+                List::Templates,
+                cache,
+                |_| true,
+                |w, t| t.descriptor.write(w, fields),
+            ),
+            Method::PromptsList if !self.prompts.is_empty() => self.list(
+                resp,
+                cursor(),
+                "prompts",
+                self.prompts,
+                List::Prompts,
+                cache,
+                |_| true,
+                |w, p| p.descriptor.write(w, fields),
+            ),
+            Method::ToolsCall if !self.tools.is_empty() => {
+                self.call_tool(info, frame, params_span, resp)
+            }
+            Method::ResourcesRead if self.has_resources() => {
+                self.read_resource(info, frame, params_span, resp)
+            }
+            Method::PromptsGet if !self.prompts.is_empty() => {
+                self.get_prompt(info, frame, params_span, resp)
+            }
+            Method::Complete if self.completion.is_some() => {
+                self.complete(info, frame, params_span, resp)
+            }
+            _ => self.not_found(frame, method_span, resp),
+        }
+    }
+}

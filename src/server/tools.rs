@@ -1,0 +1,210 @@
+//! `tools/call`: find the tool, check the arguments against its input
+//! schema (the one place that picks a schema violation's channel), run the
+//! handler, and close its result: structured content checked against the
+//! output schema, tool errors, and a result too large for the buffer.
+
+use core::ops::Range;
+
+use super::Server;
+use super::invoke::{Ran, RequestInfo};
+use super::out::{Data, Out, Text, Wrote, write_stamp, write_tool_error};
+use super::params::{named_call, span, split_spans};
+use crate::context::Track;
+use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, Message};
+use crate::mcp::ProtocolVersion;
+use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure};
+use crate::wire::emit::Decimal;
+use crate::wire::json::{self, Kind, Limits, Value};
+
+/// The lead of a handler's tool error (`Error executing tool NAME: …`).
+const EXECUTING: &str = "Error executing tool ";
+/// The lead of a schema violation (`Invalid arguments for tool NAME: …`).
+const INVALID_ARGUMENTS: &str = "Invalid arguments for tool ";
+
+impl<S> Server<'_, S> {
+    pub(super) fn call_tool(
+        &self,
+        mut info: RequestInfo<'_>,
+        frame: &mut [u8],
+        params: Option<Range<usize>>,
+        mut resp: Out<'_, '_>,
+    ) -> Wrote {
+        let version = info.version();
+        // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
+        let (tool, args_span, mrtr) = {
+            let Some((params, name, given)) = named_call(frame, params, info.named()) else {
+                return resp.invalid_params();
+            };
+            let found = self
+                .tools
+                .iter()
+                .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version));
+            let Some(tool) = found else {
+                return resp.error(
+                    INVALID_PARAMS,
+                    format_args!("Unknown tool: {name}"),
+                    Data::None,
+                );
+            };
+            let args = given.unwrap_or(Value::trusted(b"{}"));
+            // The one place that decides the channel of a schema violation:
+            // a tool error, which the model can correct (MCP 2025-11-25).
+            if let Err(violation) = tool.descriptor.input_schema.validate(&args) {
+                let name = tool.descriptor.name;
+                let body_start = resp.open_result();
+                let text = Text::Fmt(format_args!("{violation}"));
+                write_tool_error(resp.w, INVALID_ARGUMENTS, name, text);
+                return self.close_tool_result(name, body_start, resp);
+            }
+            let name = tool.descriptor.name.as_bytes();
+            let Ok(mrtr) = self.mrtr_spans(&info, &params, frame, "tools/call", name, args.raw())
+            else {
+                return resp.invalid_params();
+            };
+            (tool, given.map(|a| span(frame, a.raw())), mrtr)
+        };
+        // Phase 2: hand the handler the arguments (mutable, for in-place
+        // unescaping), the verified MRTR input and the output writer.
+        let name = tool.descriptor.name;
+        let mut empty = *b"{}";
+        let [args, state, responses] = split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
+        let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
+            return Self::bad_state(resp);
+        };
+        let args = Arguments::new(args.unwrap_or(&mut empty));
+        let mut state = ReplyState::default();
+        let (outcome, Ran { body_start, track }) =
+            self.run_handler(&mut resp, &mut info, &input, &mut state, |ctx, state| {
+                (tool.handler)(&self.state, args, Reply::new(ctx, state))
+            });
+        match outcome {
+            Ok(_) if track.finished && track.input_required && !info.is_modern() => {
+                resp.w.truncate(body_start);
+                let text = Text::Fmt(format_args!(
+                    "this tool needs input from the user, which protocol version {version} cannot ask for (it needs 2026-07-28)"
+                ));
+                write_tool_error(resp.w, EXECUTING, name, text);
+                self.close_tool_result(name, body_start, resp)
+            }
+            Ok(_) if track.finished && track.input_required => {
+                Self::finish_input_required(body_start, &track, resp)
+            }
+            Ok(_) => self.finish_tool_result(tool, version, &track, state, body_start, resp),
+            Err(ToolFailure::Tool(e)) => {
+                resp.w.truncate(body_start);
+                write_tool_error(resp.w, EXECUTING, name, Text::Str(e.message()));
+                self.close_tool_result(name, body_start, resp)
+            }
+            Err(ToolFailure::Protocol(e)) => resp.protocol(&e),
+        }
+    }
+
+    fn finish_tool_result(
+        &self,
+        tool: &Tool<S>,
+        version: ProtocolVersion,
+        track: &Track,
+        state: ReplyState,
+        body_start: usize,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        let name = tool.descriptor.name;
+        if !track.finished {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("tool {name} returned without finishing its reply"),
+                Data::None,
+            );
+        }
+        if resp.w.is_overflowed() {
+            return self.tool_too_large(name, body_start, resp);
+        }
+        let fields = version.fields();
+        match (state.structured, tool.descriptor.output_schema) {
+            (None, Some(_)) => {
+                return resp.error(
+                    INTERNAL_ERROR,
+                    format_args!(
+                        "tool {name} has an output schema but returned no structured content"
+                    ),
+                    Data::None,
+                );
+            }
+            (Some((start, stop, cut_start, cut_end)), schema) => {
+                let bytes = resp.w.as_bytes().get(start..stop).unwrap_or(&[]);
+                let mut problem = None;
+                let mut object = false;
+                // Written by a type whose every value matches this very
+                // schema (and by the core's writer, so it is JSON): no need
+                // to parse and check it again.
+                // By address: `tool!` and the derive share one static (a
+                // descriptor built by hand with another copy of the same
+                // schema is simply checked).
+                let exact = match (state.exact, schema) {
+                    (Some(e), Some(s)) => core::ptr::eq(e, s),
+                    _ => false,
+                };
+                if exact {
+                    object = Value::trusted(bytes).kind() == Kind::Object;
+                } else {
+                    match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
+                        Err(_) => problem = Some(Message::new("it is not valid JSON")),
+                        Ok(v) => {
+                            object = v.kind() == Kind::Object;
+                            if let Some(Err(viol)) = schema.map(|s| s.validate(&v)) {
+                                problem = Some(Message::format(format_args!(
+                                    "it does not match the output schema: {viol}"
+                                )));
+                            }
+                        }
+                    }
+                }
+                if let Some(p) = problem {
+                    return resp.error(
+                        INTERNAL_ERROR,
+                        format_args!("tool {name} returned invalid structured content: {p}"),
+                        Data::None,
+                    );
+                }
+                // Before 2026-07-28 structuredContent must be an object; the
+                // text block still carries the JSON.
+                if !fields.structured_content || (!fields.non_object_structured && !object) {
+                    resp.w.cut(cut_start, cut_end);
+                }
+            }
+            (None, None) => {}
+        }
+        resp.w.raw(b",\"isError\":false");
+        self.close_tool_result(name, body_start, resp)
+    }
+
+    fn close_tool_result(&self, name: &str, body_start: usize, resp: Out<'_, '_>) -> Wrote {
+        if let Some(info) = resp.stamp {
+            write_stamp(resp.w, &info, false, true, None);
+        }
+        resp.w.raw(b"}}");
+        if resp.w.is_overflowed() {
+            return self.tool_too_large(name, body_start, resp);
+        }
+        resp.done()
+    }
+
+    /// The result does not fit: a tool error the model can act on.
+    fn tool_too_large(&self, name: &str, body_start: usize, resp: Out<'_, '_>) -> Wrote {
+        let cap = resp.w.capacity();
+        resp.w.truncate(body_start);
+        let text = Text::Fmt(format_args!(
+            "result exceeds the {}-byte response buffer",
+            Decimal::from(cap)
+        ));
+        write_tool_error(resp.w, EXECUTING, name, text);
+        if let Some(info) = resp.stamp {
+            write_stamp(resp.w, &info, false, true, None);
+        }
+        resp.w.raw(b"}}");
+        if resp.w.is_overflowed() {
+            return resp.too_large();
+        }
+        resp.done()
+    }
+}
