@@ -52,7 +52,7 @@ mod route;
 mod session;
 mod tools;
 
-pub(crate) use out::Answer;
+pub(crate) use out::{Answer, write_error};
 pub use session::{ClientCapabilities, Connection, Ready, Session, Uninitialized};
 
 /// Where the caching hint types live now (paths kept).
@@ -264,17 +264,6 @@ impl<'s, S> Server<'s, S> {
         notify: &mut dyn Notify,
     ) -> usize {
         self.handle_inner(conn, frame, out, Some(notify)).len
-    }
-
-    /// [`handle`](Self::handle) for an adapter that also needs the answer's
-    /// error code (the HTTP mapping's status).
-    pub(crate) fn handle_report(
-        &self,
-        conn: &mut Connection,
-        frame: &mut [u8],
-        out: &mut [u8],
-    ) -> Answer {
-        self.handle_inner(conn, frame, out, None)
     }
 
     /// The JSON limits every frame is validated under.

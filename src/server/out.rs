@@ -338,3 +338,17 @@ impl Answer {
         Answer { len, code }
     }
 }
+
+/// A JSON-RPC error answer `{"jsonrpc":"2.0","id":ID,"error":{…}}` and its
+/// newline, for a request an adapter refuses before the core sees it (the
+/// HTTP mapping's 403/406/415/…): the same writer as every other answer.
+pub(crate) fn write_error(
+    out: &mut [u8],
+    id: Option<&[u8]>,
+    code: ErrorCode,
+    message: &str,
+) -> usize {
+    let mut w = answer_writer(out);
+    Out::begin(&mut w, id).error(code, format_args!("{message}"), Data::None);
+    finish(w)
+}

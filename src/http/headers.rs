@@ -1,0 +1,233 @@
+//! Request headers: the lookup trait, the DNS-rebinding checks (`Host`,
+//! `Origin`), content negotiation, and the 2026-07-28 checks of the headers
+//! against the body.
+
+use super::{Body, EVENT_STREAM, JSON};
+use crate::mcp::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::wire::json::JsonStr;
+
+/// Request headers, looked up by name, case-insensitively.
+pub trait Headers {
+    /// The value of the first header called `name` (any ASCII case), if any.
+    fn get(&self, name: &str) -> Option<&str>;
+}
+
+impl Headers for [(&str, &str)] {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| *v)
+    }
+}
+
+impl<const N: usize> Headers for [(&str, &str); N] {
+    fn get(&self, name: &str) -> Option<&str> {
+        Headers::get(&self[..], name)
+    }
+}
+
+impl<H: Headers + ?Sized> Headers for &H {
+    fn get(&self, name: &str) -> Option<&str> {
+        (**self).get(name)
+    }
+}
+
+/// `Host` names an allowed host (`hosts: None`: any host).
+pub(super) fn host_allowed(hosts: Option<&[&str]>, host: Option<&str>) -> bool {
+    let Some(hosts) = hosts else {
+        return true;
+    };
+    // A missing Host (HTTP/1.0, or HTTP/2 where the adapter did not map
+    // :authority) is not a browser: let it through.
+    host.is_none_or(|h| {
+        hosts
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(hostname(h.trim())))
+    })
+}
+
+/// `Origin` is one of `origins` or on an allowed host.
+pub(super) fn origin_allowed(
+    hosts: Option<&[&str]>,
+    origins: &[&str],
+    origin: Option<&str>,
+) -> bool {
+    let Some(origin) = origin.map(str::trim) else {
+        return true;
+    };
+    if origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
+        return true;
+    }
+    let Some(hosts) = hosts else {
+        return true;
+    };
+    let Some((_, authority)) = origin.split_once("://") else {
+        return false;
+    };
+    let authority = authority.split('/').next().unwrap_or_default();
+    hosts
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(hostname(authority)))
+}
+
+/// `host[:port]` → `host` (`[v6]:port` → `[v6]`).
+pub(super) fn hostname(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(end) => &authority[..=end],
+            None => authority,
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => authority,
+    }
+}
+
+/// Media ranges of an `Accept` header cover both JSON and SSE.
+pub(super) fn accepts_both(accept: Option<&str>) -> bool {
+    let Some(accept) = accept else {
+        return false;
+    };
+    let (mut json, mut sse) = (false, false);
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or_default().trim();
+        let refused = parts.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .is_some_and(|q| q.trim().trim_end_matches(['0', '.']).is_empty())
+        });
+        if refused {
+            continue;
+        }
+        let m = |s: &str| media.eq_ignore_ascii_case(s);
+        json |= m(JSON) || m("application/*") || m("*/*");
+        sse |= m(EVENT_STREAM) || m("text/*") || m("*/*");
+    }
+    json && sse
+}
+
+pub(super) fn is_json(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        ct.split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .eq_ignore_ascii_case(JSON)
+    })
+}
+
+/// The 2026-07-28 header checks (run only when the envelope is complete, so
+/// a missing envelope key is the core's `-32602` first, as the spec's ladder
+/// says).
+pub(super) fn check_modern_headers<H: Headers + ?Sized>(
+    body: &Body<'_>,
+    headers: &H,
+) -> Result<(), &'static str> {
+    let meta = body.meta;
+    let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY));
+    let complete = meta.is_some_and(|m| m.get(CLIENT_CAPABILITIES_KEY).is_some());
+    let (Some(version), true) = (version.and_then(|v| v.as_str()), complete) else {
+        return Ok(());
+    };
+    match headers.get("mcp-protocol-version").map(str::trim) {
+        None => return Err("Header mismatch: MCP-Protocol-Version header is required"),
+        Some(h) if !version.eq_str(h) => {
+            return Err("Header mismatch: MCP-Protocol-Version does not match params._meta");
+        }
+        Some(_) => {}
+    }
+    let Some(method) = body.method else {
+        return Ok(());
+    };
+    match headers.get("mcp-method").map(str::trim) {
+        None => return Err("Header mismatch: Mcp-Method header is required"),
+        Some(h) if !method.eq_str(h) => {
+            return Err("Header mismatch: Mcp-Method does not match the body's method");
+        }
+        Some(_) => {}
+    }
+    let named = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
+        body.name
+    } else if method.eq_str("resources/read") {
+        body.uri
+    } else {
+        return Ok(());
+    };
+    let Some(name) = named.and_then(|n| n.as_str()) else {
+        return Ok(()); // the core answers -32602
+    };
+    match headers.get("mcp-name").map(str::trim) {
+        None => Err("Header mismatch: Mcp-Name header is required"),
+        Some(h) if !name_matches(name, h) => {
+            Err("Header mismatch: Mcp-Name does not match the body's name or uri")
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// `Mcp-Name` against the decoded JSON string: plain text, or the
+/// `=?base64?…?=` sentinel (standard or URL-safe alphabet, padding optional).
+pub(super) fn name_matches(name: JsonStr<'_>, header: &str) -> bool {
+    let Some(b64) = header
+        .strip_prefix("=?base64?")
+        .and_then(|s| s.strip_suffix("?="))
+    else {
+        return name.eq_str(header);
+    };
+    let mut decoded = Base64::new(b64.as_bytes());
+    let mut utf8 = [0u8; 4];
+    for c in name.chars() {
+        for &b in c.encode_utf8(&mut utf8).as_bytes() {
+            if decoded.next() != Some(Ok(b)) {
+                return false;
+            }
+        }
+    }
+    decoded.next().is_none()
+}
+
+/// A streaming base64 decoder; yields `Err(())` on a bad character.
+struct Base64<'a> {
+    rest: &'a [u8],
+    acc: u32,
+    bits: u8,
+}
+
+impl<'a> Base64<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        let end = text.iter().rposition(|&b| b != b'=').map_or(0, |p| p + 1);
+        Self {
+            rest: text.get(..end).unwrap_or_default(),
+            acc: 0,
+            bits: 0,
+        }
+    }
+}
+
+impl Iterator for Base64<'_> {
+    type Item = Result<u8, ()>;
+
+    fn next(&mut self) -> Option<Result<u8, ()>> {
+        while self.bits < 8 {
+            let (&c, rest) = self.rest.split_first()?;
+            self.rest = rest;
+            let v = match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' | b'-' => 62,
+                b'/' | b'_' => 63,
+                _ => {
+                    self.rest = &[];
+                    return Some(Err(()));
+                }
+            };
+            self.acc = (self.acc << 6) | u32::from(v);
+            self.bits += 6;
+        }
+        self.bits -= 8;
+        Some(Ok((self.acc >> self.bits) as u8))
+    }
+}

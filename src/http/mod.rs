@@ -1,0 +1,569 @@
+//! Streamable HTTP, sans-IO: an HTTP request's method, headers and body in,
+//! status, headers and body out — in buffers the caller owns.
+//!
+//! This module has no HTTP dependency, no clock, no randomness and no heap.
+//! An HTTP server (hyper, axum, picoserve, a hand-written loop) reads a
+//! request, calls [`Http::handle`], and writes back the [`Response`]: its
+//! status, its [`headers`](Response::headers) and `out[..response.body_len]`.
+//!
+//! ```
+//! use picomcp::http::{Http, Request, Sessions};
+//! use picomcp::{Server, ServerInfo};
+//!
+//! static SERVER: Server<'static, ()> = Server::new(ServerInfo::new("demo", "1.0.0"), ());
+//! let http = Http::new(&SERVER);
+//! let mut sessions = Sessions::<8>::new();
+//! let mut random = |id: &mut [u8; 16]| *id = [7; 16]; // use a real random source
+//! let mut body = *br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+//! let headers = [
+//!     ("Host", "127.0.0.1:8080"),
+//!     ("Accept", "application/json, text/event-stream"),
+//!     ("Content-Type", "application/json"),
+//! ];
+//! let mut out = [0u8; 1024];
+//! let r = http.handle(&mut sessions, &mut random, Request::post(&headers[..], &mut body, 0), &mut out);
+//! assert_eq!(r.status, 200);
+//! assert_eq!(r.session_id.unwrap().as_str(), "07070707070707070707070707070707");
+//! assert!(out[..r.body_len].starts_with(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"));
+//! ```
+//!
+//! # Handshake era (2024-11-05 … 2025-11-25)
+//!
+//! * `POST` only with `Accept` covering both `application/json` and
+//!   `text/event-stream` (wildcards count) → else `406`; with
+//!   `Content-Type: application/json` → else `415`.
+//! * A body of only notifications or responses → `202 Accepted`, no body.
+//! * A request → `200` with one JSON response (`application/json`), or, when
+//!   the handler sent progress or log notifications before its answer, a
+//!   request-scoped `text/event-stream`: one `event: message` / `data:` event
+//!   per message, notifications first, the response last. A body that is
+//!   not JSON → `400` with the `-32700` answer; other JSON-RPC errors are
+//!   `200`.
+//! * A successful `initialize` creates a session: its id (128 bits from the
+//!   application's [`Random`] source, 32 lowercase hex digits) is sent in
+//!   `Mcp-Session-Id`. Every later request must carry it: missing → `400`,
+//!   unknown (never issued, deleted, or evicted) → `404`, after which the
+//!   client initializes again. `DELETE` with the id ends the session
+//!   (`200`).
+//! * `MCP-Protocol-Version`, when sent, must be a handshake version this
+//!   crate speaks → else `400`. (It is not compared with the negotiated
+//!   version; absent means `2025-03-26` per the spec.)
+//! * `GET` → `405` with `Allow: POST, DELETE`: there is **no standalone SSE
+//!   stream** (picomcp sends nothing outside the answer to a request), and no
+//!   resumability (`Last-Event-ID` is ignored).
+//!
+//! # 2026-07-28 (stateless)
+//!
+//! A request whose body carries the modern `_meta` envelope
+//! (`io.modelcontextprotocol/protocolVersion`) and is not `initialize`, or
+//! that says `MCP-Protocol-Version: 2026-07-28`, is served on its own with
+//! [`Connection::modern`]: no session (`Mcp-Session-Id` is ignored),
+//! `POST` only (`405`, `Allow: POST` otherwise). Before the core runs, the
+//! headers are checked against the body: `MCP-Protocol-Version` against
+//! `_meta`, `Mcp-Method` against `method`, and `Mcp-Name` against
+//! `params.name` (`tools/call`, `prompts/get`) or `params.uri`
+//! (`resources/read`), where a value `=?base64?…?=` is compared after
+//! base64 decoding. Missing or different → `-32020` (HeaderMismatch), `400`.
+//! The status of every other answer comes from the error code the core
+//! answered with (handed over, not read back from the bytes): `-32700`,
+//! `-32600`, `-32602`, `-32020`, `-32021`, `-32022` → `400`; `-32601` →
+//! `404`; anything else (results included) → `200` ([`status_for`]).
+//!
+//! # One validation
+//!
+//! The body is validated once, under the server's
+//! [`Limits`](crate::wire::json::Limits) ([`Server::limits`]); the era, the
+//! header checks and the core all read it through the outline recorded by
+//! that one pass. A body that is not acceptable JSON is `400` with the
+//! core's `-32700` answer, whatever the era.
+//!
+//! # DNS-rebinding protection
+//!
+//! Every request's `Host` and `Origin` (when present) must name an allowed
+//! host → else `403`. Default: `localhost`, `127.0.0.1` and `[::1]`, any
+//! port. Set your own list with [`Http::allowed_hosts`], allow extra exact
+//! origins with [`Http::allowed_origins`], or switch the check off with
+//! [`Http::any_host`] (behind a proxy that validates them).
+//!
+//! # Sessions
+//!
+//! Session state lives in a [`SessionStore`]; [`Sessions<N>`] is a
+//! fixed-capacity table of `N` slots, each a [`Connection`] (a few bytes),
+//! the 16-byte id and the tick of its last use. Time is the caller's: pass
+//! any monotonic `now` (seconds, milliseconds, a request counter) in
+//! [`Request::now`]. **When the table is full, a new session evicts the
+//! least recently used one**; that client's next request gets `404` and it
+//! initializes again. [`Sessions::evict_idle`] drops sessions idle for too
+//! long.
+//!
+//! The store is called three times per request at most — `load` (copy the
+//! `Connection` out), then the handler runs, then `save` (write it back) —
+//! so a multi-threaded server can keep the table behind a mutex held only
+//! inside those calls, never across a handler (`impl SessionStore for
+//! &Mutex<Sessions<N>>` in the application). Two concurrent requests on one
+//! session both run; the later `save` wins (only `initialize` and
+//! `logging/setLevel` change a session).
+//!
+//! # Output buffer
+//!
+//! `out` bounds one answer like [`Server::handle`]'s. SSE framing adds 22
+//! bytes per message in place; if that does not fit, the notifications are
+//! dropped and the response alone is sent as JSON.
+
+mod headers;
+mod response;
+mod session;
+
+use core::fmt;
+
+pub use headers::Headers;
+use headers::{accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed};
+pub use response::{EVENT_STREAM, JSON, Response, status_for, status_for_error};
+use response::{Refusal, Status, error, refuse, respond};
+pub use session::{Random, SessionHex, SessionId, SessionStore, Sessions};
+
+use crate::error::HEADER_MISMATCH;
+use crate::mcp::envelope;
+use crate::mcp::{Era, ProtocolVersion};
+use crate::server::{Connection, Server};
+use crate::wire::json::{self, JsonStr, Kind, Limits, Outline, Value};
+
+/// One HTTP request, as [`Http::handle`] needs it.
+#[derive(Debug)]
+pub struct Request<'r, H: ?Sized> {
+    /// The method, e.g. `"POST"` (case-sensitive, as HTTP says).
+    pub method: &'r str,
+    /// The headers.
+    pub headers: &'r H,
+    /// The body (modified: strings are unescaped in place).
+    pub body: &'r mut [u8],
+    /// The caller's clock for session last-use (any monotonic unit).
+    pub now: u64,
+}
+
+impl<'r, H: ?Sized> Request<'r, H> {
+    /// A request.
+    pub fn new(method: &'r str, headers: &'r H, body: &'r mut [u8], now: u64) -> Self {
+        Self {
+            method,
+            headers,
+            body,
+            now,
+        }
+    }
+
+    /// A `POST`.
+    pub fn post(headers: &'r H, body: &'r mut [u8], now: u64) -> Self {
+        Self::new("POST", headers, body, now)
+    }
+}
+
+const DEFAULT_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// The Streamable HTTP endpoint of a [`Server`]: configuration only (cheap,
+/// `Copy`, `const`-constructible); sessions are passed to each call.
+pub struct Http<'a, S> {
+    server: &'a Server<'a, S>,
+    hosts: Option<&'a [&'a str]>,
+    origins: &'a [&'a str],
+}
+
+impl<S> Clone for Http<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Http<'_, S> {}
+
+impl<S> fmt::Debug for Http<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Http")
+            .field("hosts", &self.hosts)
+            .field("origins", &self.origins)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the mapping reads of a validated body, from the outline its one
+/// validation recorded (the top two levels), not by walking it again.
+#[derive(Clone, Copy, Default)]
+struct Body<'a> {
+    /// The body is one JSON object (not a batch, not a scalar).
+    object: bool,
+    id: Option<Value<'a>>,
+    method: Option<JsonStr<'a>>,
+    meta: Option<Value<'a>>,
+    name: Option<Value<'a>>,
+    uri: Option<Value<'a>>,
+}
+
+impl<'a> Body<'a> {
+    fn read(body: &'a [u8], outline: &Outline) -> Self {
+        let value = Value::trusted(body);
+        let mut view = Body {
+            object: value.kind() == Kind::Object,
+            ..Body::default()
+        };
+        if !view.object {
+            return view;
+        }
+        let mut params = None;
+        let first = |slot: &mut Option<Value<'a>>, v: Value<'a>| {
+            if slot.is_none() {
+                *slot = Some(v);
+            }
+        };
+        let mut method = None;
+        let mut top = |key: JsonStr<'a>, v: Value<'a>| {
+            if key.eq_str("method") {
+                first(&mut method, v);
+            } else if key.eq_str("id") {
+                first(&mut view.id, v);
+            } else if key.eq_str("params") {
+                first(&mut params, v);
+            }
+        };
+        match outline.members(body, None) {
+            Some(members) => members.for_each(|(k, v)| top(k, v)),
+            None => value.members().for_each(|(k, v)| top(k, v)),
+        }
+        view.method = method.and_then(|m| m.as_str());
+        let Some(params) = params.filter(|p| p.kind() == Kind::Object) else {
+            return view;
+        };
+        let mut inner = |key: JsonStr<'a>, v: Value<'a>| {
+            if key.eq_str("_meta") {
+                first(&mut view.meta, v);
+            } else if key.eq_str("name") {
+                first(&mut view.name, v);
+            } else if key.eq_str("uri") {
+                first(&mut view.uri, v);
+            }
+        };
+        let span = span_of(body, params.raw());
+        match outline.members(body, Some(span)) {
+            Some(members) => members.for_each(|(k, v)| inner(k, v)),
+            None => params.members().for_each(|(k, v)| inner(k, v)),
+        }
+        view
+    }
+
+    fn is_initialize(&self) -> bool {
+        self.method.is_some_and(|m| m.eq_str("initialize"))
+    }
+
+    /// The request's id, if it is a string or a number (echoed verbatim).
+    fn id(&self) -> Option<&'a [u8]> {
+        self.id
+            .filter(|id| matches!(id.kind(), Kind::String | Kind::Number))
+            .map(|id| id.raw())
+    }
+}
+
+/// Where `part` (a sub-slice of `whole`) lies in `whole`.
+fn span_of(whole: &[u8], part: &[u8]) -> core::ops::Range<usize> {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    start..start + part.len()
+}
+
+impl<'a, S> Http<'a, S> {
+    /// An endpoint for `server`, allowing `localhost`, `127.0.0.1` and
+    /// `[::1]` (any port) as `Host` and `Origin`.
+    pub const fn new(server: &'a Server<'a, S>) -> Self {
+        Self {
+            server,
+            hosts: Some(DEFAULT_HOSTS),
+            origins: &[],
+        }
+    }
+
+    /// The host names (no port; IPv6 in brackets) accepted in `Host` and in
+    /// `Origin`, compared case-insensitively, any port.
+    pub const fn allowed_hosts(mut self, hosts: &'a [&'a str]) -> Self {
+        self.hosts = Some(hosts);
+        self
+    }
+
+    /// Exact `Origin` values accepted besides those on an allowed host, e.g.
+    /// `"https://app.example.com"`.
+    pub const fn allowed_origins(mut self, origins: &'a [&'a str]) -> Self {
+        self.origins = origins;
+        self
+    }
+
+    /// Accept any `Host` and `Origin` (only behind a proxy that checks them).
+    pub const fn any_host(mut self) -> Self {
+        self.hosts = None;
+        self
+    }
+
+    /// Formerly: JSON limits for a first reading of the body. The body is
+    /// now validated once, under the server's limits
+    /// ([`Server::limits`]); this setting is ignored.
+    #[deprecated(
+        note = "the body is validated once, under the server's limits: set Server::limits"
+    )]
+    pub const fn limits(self, _limits: Limits) -> Self {
+        self
+    }
+
+    /// Serve one HTTP request; the body of the answer is written to `out`.
+    /// Never panics. See the [module docs](self) for the rules.
+    #[must_use = "send the response: its status, headers and out[..body_len]"]
+    pub fn handle<St, R, H>(
+        &self,
+        sessions: &mut St,
+        random: &mut R,
+        req: Request<'_, H>,
+        out: &mut [u8],
+    ) -> Response
+    where
+        St: SessionStore + ?Sized,
+        R: Random + ?Sized,
+        H: Headers + ?Sized,
+    {
+        let headers = req.headers;
+        if !host_allowed(self.hosts, headers.get("host"))
+            || !origin_allowed(self.hosts, self.origins, headers.get("origin"))
+        {
+            return refuse(out, Refusal::Forbidden);
+        }
+        let header_version = headers.get("mcp-protocol-version").map(str::trim);
+        let modern_header = header_version
+            .and_then(ProtocolVersion::parse)
+            .is_some_and(|v| v.era() == Era::Modern);
+        match req.method {
+            "POST" => {}
+            "DELETE" if !modern_header => {
+                return delete(sessions, headers, out);
+            }
+            _ => {
+                let mut r = Response::empty(405);
+                r.allow = Some(if modern_header {
+                    "POST"
+                } else {
+                    "POST, DELETE"
+                });
+                return r;
+            }
+        }
+        if !accepts_both(headers.get("accept")) {
+            return refuse(out, Refusal::NotAcceptable);
+        }
+        if !is_json(headers.get("content-type")) {
+            return refuse(out, Refusal::UnsupportedMediaType);
+        }
+        let body = req.body;
+        if body
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            return Response::empty(400);
+        }
+        // The one validation of the body, under the server's limits.
+        let mut outline = Outline::new();
+        if let Err(e) = json::validate_outlined(body, self.server.json_limits(), &mut outline) {
+            let answer = Server::<S>::parse_error(e, out);
+            return respond(out, answer, Status::Fixed(400));
+        }
+        let view = Body::read(body, &outline);
+        // An `initialize` request (not a notification) opens a session.
+        let opens_session = view.object && view.is_initialize() && view.id.is_some();
+        // Over HTTP a 2026-07-28 `MCP-Protocol-Version` header claims the
+        // envelope too: such a request goes to the modern ladder, which
+        // answers a missing envelope.
+        let enveloped = envelope::is_enveloped(view.meta) || modern_header;
+        if !view.object || envelope::era_of(view.is_initialize(), enveloped) == Era::Handshake {
+            return self.handshake(
+                sessions,
+                random,
+                headers,
+                body,
+                &outline,
+                opens_session,
+                req.now,
+                out,
+            );
+        }
+        if let Err(message) = check_modern_headers(&view, headers) {
+            return error(out, 400, view.id(), HEADER_MISMATCH, message);
+        }
+        let answer =
+            self.server
+                .handle_outlined(&mut Connection::modern(), body, &outline, out, None);
+        respond(out, answer, Status::Modern)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn handshake<St, R, H>(
+        &self,
+        sessions: &mut St,
+        random: &mut R,
+        headers: &H,
+        body: &mut [u8],
+        outline: &Outline,
+        opens_session: bool,
+        now: u64,
+        out: &mut [u8],
+    ) -> Response
+    where
+        St: SessionStore + ?Sized,
+        R: Random + ?Sized,
+        H: Headers + ?Sized,
+    {
+        if let Some(v) = headers.get("mcp-protocol-version").map(str::trim)
+            && !ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Handshake)
+        {
+            return refuse(out, Refusal::UnsupportedVersionHeader);
+        }
+        if opens_session {
+            let mut conn = Connection::new();
+            let answer = self
+                .server
+                .handle_outlined(&mut conn, body, outline, out, None);
+            let mut r = respond(out, answer, Status::Handshake);
+            if matches!(conn, Connection::Ready(_)) {
+                let mut id = SessionId([0; 16]);
+                random.fill(&mut id.0);
+                sessions.insert(id, conn, now);
+                r.session_id = Some(id.hex());
+            }
+            return r;
+        }
+        let Some(text) = headers.get("mcp-session-id") else {
+            return refuse(out, Refusal::SessionRequired);
+        };
+        let Some((id, mut conn)) =
+            SessionId::parse(text.trim()).and_then(|id| Some((id, sessions.load(&id, now)?)))
+        else {
+            return refuse(out, Refusal::SessionNotFound);
+        };
+        let answer = self
+            .server
+            .handle_outlined(&mut conn, body, outline, out, None);
+        sessions.save(&id, conn, now);
+        respond(out, answer, Status::Handshake)
+    }
+}
+
+fn delete<St, H>(sessions: &mut St, headers: &H, out: &mut [u8]) -> Response
+where
+    St: SessionStore + ?Sized,
+    H: Headers + ?Sized,
+{
+    let Some(text) = headers.get("mcp-session-id") else {
+        return refuse(out, Refusal::SessionRequired);
+    };
+    match SessionId::parse(text.trim()) {
+        Some(id) if sessions.remove(&id) => Response::empty(200),
+        _ => refuse(out, Refusal::SessionNotFound),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::headers::{hostname, name_matches};
+    use super::response::frame_sse;
+    use super::*;
+
+    #[test]
+    fn session_id_hex_round_trip() {
+        let id = SessionId([0xab; 16]);
+        assert_eq!(id.hex().as_str(), "abababababababababababababababab");
+        assert_eq!(SessionId::parse(id.hex().as_str()), Some(id));
+        assert_eq!(
+            SessionId::parse("ABABABABABABABABABABABABABABABAB"),
+            Some(id)
+        );
+        assert_eq!(SessionId::parse("abab"), None);
+        assert_eq!(SessionId::parse("zbababababababababababababababab"), None);
+    }
+
+    #[test]
+    fn sessions_evict_least_recently_used() {
+        let mut s = Sessions::<2>::new();
+        let (a, b, c) = (SessionId([1; 16]), SessionId([2; 16]), SessionId([3; 16]));
+        s.insert(a, Connection::new(), 1);
+        s.insert(b, Connection::new(), 2);
+        assert!(s.load(&a, 3).is_some()); // a is now the most recent
+        s.insert(c, Connection::new(), 4); // evicts b
+        assert!(s.load(&b, 5).is_none());
+        assert!(s.load(&a, 5).is_some());
+        assert!(s.load(&c, 5).is_some());
+        assert_eq!(s.len(), 2);
+        assert!(s.remove(&a));
+        assert!(!s.remove(&a));
+        assert_eq!(s.evict_idle(100, 10), 1);
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn sse_framing_in_place() {
+        let mut out = [0u8; 128];
+        let msgs = b"{\"a\":1}\n{\"b\":2}\n";
+        out[..msgs.len()].copy_from_slice(msgs);
+        let n = frame_sse(&mut out, msgs.len()).unwrap();
+        assert_eq!(
+            &out[..n],
+            b"event: message\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n"
+        );
+        let mut small = [0u8; 20];
+        small[..msgs.len()].copy_from_slice(msgs);
+        assert_eq!(frame_sse(&mut small, msgs.len()), None);
+    }
+
+    #[test]
+    fn accept_header() {
+        assert!(accepts_both(Some("application/json, text/event-stream")));
+        assert!(accepts_both(Some(
+            "text/event-stream;q=0.9,application/json"
+        )));
+        assert!(accepts_both(Some("*/*")));
+        assert!(!accepts_both(Some("application/json")));
+        assert!(!accepts_both(Some(
+            "application/json, text/event-stream;q=0"
+        )));
+        assert!(!accepts_both(None));
+    }
+
+    #[test]
+    fn content_type_header() {
+        assert!(is_json(Some("application/json")));
+        assert!(is_json(Some("Application/JSON; charset=utf-8")));
+        assert!(!is_json(Some("text/plain")));
+        assert!(!is_json(None));
+    }
+
+    #[test]
+    fn host_names() {
+        assert_eq!(hostname("localhost:8080"), "localhost");
+        assert_eq!(hostname("127.0.0.1"), "127.0.0.1");
+        assert_eq!(hostname("[::1]:3000"), "[::1]");
+        assert_eq!(hostname("[::1]"), "[::1]");
+        assert_eq!(hostname("evil.example.com"), "evil.example.com");
+    }
+
+    #[test]
+    fn base64_names() {
+        let json = br#""h\u00e9llo""#;
+        let v = Value::parse(json, &Limits::DEFAULT).unwrap();
+        let name = v.as_str().unwrap();
+        assert!(name_matches(name, "=?base64?aMOpbGxv?="));
+        assert!(!name_matches(name, "=?base64?aMOpbGx?="));
+        assert!(!name_matches(name, "=?base64?aMOpbGxvbw==?="));
+        assert!(!name_matches(name, "=?base64?a!?="));
+        assert!(!name_matches(name, "héllo!"));
+        assert!(name_matches(name, "héllo"));
+    }
+
+    #[test]
+    fn status_table() {
+        for c in [-32700, -32600, -32602, -32020, -32021, -32022] {
+            assert_eq!(status_for_error(c), 400);
+        }
+        assert_eq!(status_for_error(-32601), 404);
+        assert_eq!(status_for_error(-32603), 200);
+        assert_eq!(status_for_error(-32002), 200);
+    }
+}
