@@ -2,7 +2,8 @@
 //! `Origin`), content negotiation, and the 2026-07-28 checks of the headers
 //! against the body.
 
-use super::{Body, EVENT_STREAM, JSON};
+use super::body::Body;
+use super::response::{EVENT_STREAM, JSON};
 use crate::mcp::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::wire::json::JsonStr;
 

@@ -110,12 +110,14 @@
 //! bytes per message in place; if that does not fit, the notifications are
 //! dropped and the response alone is sent as JSON.
 
+mod body;
 mod headers;
 mod response;
 mod session;
 
 use core::fmt;
 
+use body::Body;
 pub use headers::Headers;
 use headers::{accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed};
 pub use response::{EVENT_STREAM, JSON, Response, status_for, status_for_error};
@@ -126,7 +128,7 @@ use crate::error::HEADER_MISMATCH;
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
 use crate::server::{Connection, Server};
-use crate::wire::json::{self, JsonStr, Kind, Limits, Outline, Value};
+use crate::wire::json::{self, Limits, Outline};
 
 /// One HTTP request, as [`Http::handle`] needs it.
 #[derive(Debug)]
@@ -183,88 +185,6 @@ impl<S> fmt::Debug for Http<'_, S> {
             .field("origins", &self.origins)
             .finish_non_exhaustive()
     }
-}
-
-/// What the mapping reads of a validated body, from the outline its one
-/// validation recorded (the top two levels), not by walking it again.
-#[derive(Clone, Copy, Default)]
-struct Body<'a> {
-    /// The body is one JSON object (not a batch, not a scalar).
-    object: bool,
-    id: Option<Value<'a>>,
-    method: Option<JsonStr<'a>>,
-    meta: Option<Value<'a>>,
-    name: Option<Value<'a>>,
-    uri: Option<Value<'a>>,
-}
-
-impl<'a> Body<'a> {
-    fn read(body: &'a [u8], outline: &Outline) -> Self {
-        let value = Value::trusted(body);
-        let mut view = Body {
-            object: value.kind() == Kind::Object,
-            ..Body::default()
-        };
-        if !view.object {
-            return view;
-        }
-        let mut params = None;
-        let first = |slot: &mut Option<Value<'a>>, v: Value<'a>| {
-            if slot.is_none() {
-                *slot = Some(v);
-            }
-        };
-        let mut method = None;
-        let mut top = |key: JsonStr<'a>, v: Value<'a>| {
-            if key.eq_str("method") {
-                first(&mut method, v);
-            } else if key.eq_str("id") {
-                first(&mut view.id, v);
-            } else if key.eq_str("params") {
-                first(&mut params, v);
-            }
-        };
-        match outline.members(body, None) {
-            Some(members) => members.for_each(|(k, v)| top(k, v)),
-            None => value.members().for_each(|(k, v)| top(k, v)),
-        }
-        view.method = method.and_then(|m| m.as_str());
-        let Some(params) = params.filter(|p| p.kind() == Kind::Object) else {
-            return view;
-        };
-        let mut inner = |key: JsonStr<'a>, v: Value<'a>| {
-            if key.eq_str("_meta") {
-                first(&mut view.meta, v);
-            } else if key.eq_str("name") {
-                first(&mut view.name, v);
-            } else if key.eq_str("uri") {
-                first(&mut view.uri, v);
-            }
-        };
-        let span = span_of(body, params.raw());
-        match outline.members(body, Some(span)) {
-            Some(members) => members.for_each(|(k, v)| inner(k, v)),
-            None => params.members().for_each(|(k, v)| inner(k, v)),
-        }
-        view
-    }
-
-    fn is_initialize(&self) -> bool {
-        self.method.is_some_and(|m| m.eq_str("initialize"))
-    }
-
-    /// The request's id, if it is a string or a number (echoed verbatim).
-    fn id(&self) -> Option<&'a [u8]> {
-        self.id
-            .filter(|id| matches!(id.kind(), Kind::String | Kind::Number))
-            .map(|id| id.raw())
-    }
-}
-
-/// Where `part` (a sub-slice of `whole`) lies in `whole`.
-fn span_of(whole: &[u8], part: &[u8]) -> core::ops::Range<usize> {
-    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-    start..start + part.len()
 }
 
 impl<'a, S> Http<'a, S> {

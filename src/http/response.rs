@@ -8,7 +8,7 @@ use crate::error::{
 };
 use crate::server::Answer;
 
-use super::SessionHex;
+use super::session::SessionHex;
 
 /// `Content-Type: application/json`.
 pub const JSON: &str = "application/json";

@@ -1,0 +1,86 @@
+//! What the HTTP mapping reads of a request body: from the outline of its
+//! one validation.
+
+use crate::wire::json::{JsonStr, Kind, Outline, Value};
+
+/// What the mapping reads of a validated body, from the outline its one
+/// validation recorded (the top two levels), not by walking it again.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Body<'a> {
+    /// The body is one JSON object (not a batch, not a scalar).
+    pub(super) object: bool,
+    pub(super) id: Option<Value<'a>>,
+    pub(super) method: Option<JsonStr<'a>>,
+    pub(super) meta: Option<Value<'a>>,
+    pub(super) name: Option<Value<'a>>,
+    pub(super) uri: Option<Value<'a>>,
+}
+
+impl<'a> Body<'a> {
+    pub(super) fn read(body: &'a [u8], outline: &Outline) -> Self {
+        let value = Value::trusted(body);
+        let mut view = Body {
+            object: value.kind() == Kind::Object,
+            ..Body::default()
+        };
+        if !view.object {
+            return view;
+        }
+        let mut params = None;
+        let first = |slot: &mut Option<Value<'a>>, v: Value<'a>| {
+            if slot.is_none() {
+                *slot = Some(v);
+            }
+        };
+        let mut method = None;
+        let mut top = |key: JsonStr<'a>, v: Value<'a>| {
+            if key.eq_str("method") {
+                first(&mut method, v);
+            } else if key.eq_str("id") {
+                first(&mut view.id, v);
+            } else if key.eq_str("params") {
+                first(&mut params, v);
+            }
+        };
+        match outline.members(body, None) {
+            Some(members) => members.for_each(|(k, v)| top(k, v)),
+            None => value.members().for_each(|(k, v)| top(k, v)),
+        }
+        view.method = method.and_then(|m| m.as_str());
+        let Some(params) = params.filter(|p| p.kind() == Kind::Object) else {
+            return view;
+        };
+        let mut inner = |key: JsonStr<'a>, v: Value<'a>| {
+            if key.eq_str("_meta") {
+                first(&mut view.meta, v);
+            } else if key.eq_str("name") {
+                first(&mut view.name, v);
+            } else if key.eq_str("uri") {
+                first(&mut view.uri, v);
+            }
+        };
+        let span = span_of(body, params.raw());
+        match outline.members(body, Some(span)) {
+            Some(members) => members.for_each(|(k, v)| inner(k, v)),
+            None => params.members().for_each(|(k, v)| inner(k, v)),
+        }
+        view
+    }
+
+    pub(super) fn is_initialize(&self) -> bool {
+        self.method.is_some_and(|m| m.eq_str("initialize"))
+    }
+
+    /// The request's id, if it is a string or a number (echoed verbatim).
+    pub(super) fn id(&self) -> Option<&'a [u8]> {
+        self.id
+            .filter(|id| matches!(id.kind(), Kind::String | Kind::Number))
+            .map(|id| id.raw())
+    }
+}
+
+/// Where `part` (a sub-slice of `whole`) lies in `whole`.
+fn span_of(whole: &[u8], part: &[u8]) -> core::ops::Range<usize> {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    start..start + part.len()
+}
