@@ -18,6 +18,7 @@ use core::mem;
 use serde::de::{self, DeserializeSeed, Expected, Unexpected, Visitor};
 
 use crate::wire::json::{self, Limits, MAX_DEPTH, Number};
+use crate::wire::swar;
 
 /// Why deserialization failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -223,7 +224,7 @@ impl<'de> Deserializer<'de> {
         // Fast path: a run of plain ASCII up to the closing quote needs no
         // unescaping (one scan instead of measuring, then unescaping).
         if let [b'"', rest @ ..] = &*self.input {
-            let run = json::plain_run(rest);
+            let run = swar::plain_run(rest);
             if rest.get(run) == Some(&b'"') {
                 let whole: &'de [u8] = self.take_bytes(run + 2)?;
                 let content = whole.get(1..=run).ok_or(DeError::Syntax)?;
