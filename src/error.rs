@@ -13,6 +13,11 @@
 
 use core::fmt;
 
+use crate::codec::Decimal;
+
+// Defined with the emitter that reports it; the path is kept.
+pub use crate::wire::emit::EncodeError;
+
 /// A JSON-RPC error code.
 ///
 /// Use the named constants ([`PARSE_ERROR`], [`INVALID_PARAMS`], …) or
@@ -36,7 +41,7 @@ impl ErrorCode {
 
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::wire::emit::Decimal::from(self.0).fmt(f)
+        Decimal::from(self.0).fmt(f)
     }
 }
 
@@ -339,12 +344,6 @@ impl<'a> ResourceNotFound<'a> {
         self.message.as_str()
     }
 }
-
-/// The output buffer is too small for what had to be written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[error("buffer full")]
-pub struct EncodeError;
 
 /// A transport failed while serving.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]

@@ -85,6 +85,7 @@
 
 mod log;
 
+pub mod codec;
 pub mod completion;
 pub mod content;
 mod context;

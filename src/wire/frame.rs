@@ -175,7 +175,7 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
 
 /// Index of the first `\n` in `bytes`, a machine word at a time.
 fn find_newline(bytes: &[u8]) -> Option<usize> {
-    use crate::wire::json::{ONES, first_stop, zero_bytes};
+    use crate::wire::swar::{ONES, first_stop, zero_bytes};
     let at = first_stop(
         bytes,
         |x| zero_bytes(x ^ (ONES * b'\n' as usize)),

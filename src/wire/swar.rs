@@ -1,0 +1,124 @@
+//! SWAR byte scanning: a machine word of bytes tested at a time.
+//!
+//! Shared by the JSON scanner (runs of plain string bytes), the emitter
+//! (text that needs no escape) and the framer (the next newline).
+
+/// A byte that stands for itself inside a JSON string and needs no escape
+/// when written: printable ASCII other than `"` and `\\`.
+#[inline]
+pub(crate) const fn is_plain(b: u8) -> bool {
+    b >= 0x20 && b < 0x80 && b != b'"' && b != b'\\'
+}
+
+/// `ONES * b`: `b` in every byte of a machine word.
+pub(crate) const ONES: usize = usize::MAX / 0xff;
+/// The high bit of every byte of a machine word.
+const HIGH: usize = ONES * 0x80;
+
+/// A high bit in every byte of `v` that is zero; bytes above the first zero
+/// byte may be marked falsely, the lowest mark is exact.
+#[inline]
+pub(crate) const fn zero_bytes(v: usize) -> usize {
+    v.wrapping_sub(ONES) & !v & HIGH
+}
+
+/// Index of the first byte of `bytes` that `stop` accepts (`bytes.len()` if
+/// none), a machine word at a time (SWAR): `marks(word)` must set the high bit
+/// of the lowest such byte of the little-endian `word` (false marks above it
+/// are allowed) and mark nothing when there is none.
+#[inline]
+pub(crate) fn first_stop(
+    bytes: &[u8],
+    marks: impl Fn(usize) -> usize,
+    stop: impl Fn(u8) -> bool,
+) -> usize {
+    const W: usize = core::mem::size_of::<usize>();
+    let mut n = 0;
+    let mut chunks = bytes.chunks_exact(W);
+    for chunk in &mut chunks {
+        let mut word = [0u8; W];
+        word.copy_from_slice(chunk);
+        let m = marks(usize::from_le_bytes(word));
+        if m != 0 {
+            return n + (m.trailing_zeros() / 8) as usize;
+        }
+        n += W;
+    }
+    let rest = chunks.remainder();
+    if rest.is_empty() {
+        return n;
+    }
+    // At least one whole word: the last W bytes, overlapping ones already
+    // seen, are one more word. Those hold no stop, so nothing is marked there
+    // (false marks only sit above a true one). 64-bit only: on small targets
+    // the byte loop below is the smaller code.
+    if cfg!(target_pointer_width = "64")
+        && let Some(tail) = bytes.len().checked_sub(W).and_then(|at| bytes.get(at..))
+    {
+        let mut word = [0u8; W];
+        word.copy_from_slice(tail);
+        let m = marks(usize::from_le_bytes(word));
+        return if m == 0 {
+            bytes.len()
+        } else {
+            bytes.len() - W + (m.trailing_zeros() / 8) as usize
+        };
+    }
+    n + rest.iter().position(|&b| stop(b)).unwrap_or(rest.len())
+}
+
+/// Length of the run of [`is_plain`] bytes at the start of `bytes`. Inlined
+/// on 64-bit targets (a hot loop); one shared copy on smaller ones (flash).
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+pub(crate) fn plain_run(bytes: &[u8]) -> usize {
+    first_stop(
+        bytes,
+        // Below 0x20, at or above 0x80, `"` or `\\`.
+        |x| {
+            (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+                | (x & HIGH)
+                | zero_bytes(x ^ (ONES * b'"' as usize))
+                | zero_bytes(x ^ (ONES * b'\\' as usize))
+        },
+        |b| !is_plain(b),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+
+    #[test]
+    fn plain_run_matches_the_table() {
+        let slow = |b: &[u8]| b.iter().position(|&c| !is_plain(c)).unwrap_or(b.len());
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        for len in 0..40 {
+            for _ in 0..if cfg!(miri) { 3 } else { 300 } {
+                let mut v = std::vec::Vec::new();
+                for _ in 0..len {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // Mostly plain bytes, sometimes any byte.
+                    let b = if x.is_multiple_of(5) {
+                        (x >> 8) as u8
+                    } else {
+                        0x20 + ((x >> 8) % 0x60) as u8
+                    };
+                    v.push(b);
+                }
+                assert_eq!(plain_run(&v), slow(&v), "{v:?}");
+            }
+        }
+        for special in [0x00u8, 0x1f, b'"', b'\\', 0x7f, 0x80, 0xff] {
+            for at in 0..20 {
+                let mut v = std::vec![b'a'; 20];
+                v[at] = special;
+                assert_eq!(plain_run(&v), slow(&v), "{special:#x} at {at}");
+            }
+        }
+    }
+}
