@@ -112,11 +112,39 @@ impl fmt::Display for Decimal {
 // Base64
 // ---------------------------------------------------------------------------
 
-/// Encode `data` in base64 (standard alphabet, padded), three bytes at a
-/// time, handing each four-symbol group to `put`.
-pub(crate) fn base64(data: &[u8], mut put: impl FnMut(&[u8])) {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let sym = |i: u32| ALPHABET.get((i & 63) as usize).copied().unwrap_or(b'=');
+/// A base64 alphabet (RFC 4648 §4 and §5), or either for decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Alphabet {
+    /// `+` and `/`.
+    Standard,
+    /// `-` and `_` (URL- and filename-safe).
+    Url,
+    /// Decoding only: accept both.
+    Either,
+}
+
+/// The value of one base64 symbol in `alphabet`.
+pub(crate) fn base64_value(c: u8, alphabet: Alphabet) -> Option<u32> {
+    let v = match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' if alphabet != Alphabet::Url => 62,
+        b'/' if alphabet != Alphabet::Url => 63,
+        b'-' if alphabet != Alphabet::Standard => 62,
+        b'_' if alphabet != Alphabet::Standard => 63,
+        _ => return None,
+    };
+    Some(u32::from(v))
+}
+
+/// Encode `data` in base64 (`url`: the URL-safe alphabet; `pad`: with `=`
+/// padding), three bytes at a time, handing each group of symbols to `put`.
+pub(crate) fn base64_encode(data: &[u8], url: bool, pad: bool, mut put: impl FnMut(&[u8])) {
+    const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let alphabet = if url { URL } else { STANDARD };
+    let sym = |i: u32| alphabet.get((i & 63) as usize).copied().unwrap_or(b'=');
     let mut chunks = data.chunks_exact(3);
     for c in &mut chunks {
         if let [a, b, c] = *c {
@@ -124,21 +152,201 @@ pub(crate) fn base64(data: &[u8], mut put: impl FnMut(&[u8])) {
             put(&[sym(n >> 18), sym(n >> 12), sym(n >> 6), sym(n)]);
         }
     }
-    match *chunks.remainder() {
+    let group = match *chunks.remainder() {
         [a] => {
             let n = u32::from(a) << 16;
-            put(&[sym(n >> 18), sym(n >> 12), b'=', b'=']);
+            [sym(n >> 18), sym(n >> 12), b'=', b'=']
         }
         [a, b] => {
             let n = (u32::from(a) << 16) | (u32::from(b) << 8);
-            put(&[sym(n >> 18), sym(n >> 12), sym(n >> 6), b'=']);
+            [sym(n >> 18), sym(n >> 12), sym(n >> 6), b'=']
         }
-        _ => {}
+        _ => return,
+    };
+    let symbols = if pad {
+        4
+    } else {
+        group.iter().position(|&c| c == b'=').unwrap_or(4)
+    };
+    put(group.get(..symbols).unwrap_or_default());
+}
+
+/// Encode `data` in base64 (standard alphabet, padded).
+pub(crate) fn base64(data: &[u8], put: impl FnMut(&[u8])) {
+    base64_encode(data, false, true, put);
+}
+
+/// Decode unpadded base64 of `alphabet` in place (each output byte lands
+/// at or before the symbols it came from); the decoded length. `None` on a
+/// symbol outside the alphabet or a length of 4k + 1 symbols.
+pub(crate) fn base64_decode_in_place(buf: &mut [u8], alphabet: Alphabet) -> Option<usize> {
+    let (mut acc, mut bits, mut out) = (0u32, 0u8, 0usize);
+    for i in 0..buf.len() {
+        acc = (acc << 6) | base64_value(*buf.get(i)?, alphabet)?;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            *buf.get_mut(out)? = (acc >> bits) as u8;
+            out += 1;
+        }
     }
+    // Six bits left over: one symbol too many for a whole byte.
+    (bits < 6).then_some(out)
+}
+
+/// A streaming base64 decoder (trailing `=` ignored); yields `Err(())` on a
+/// symbol outside the alphabet, then ends.
+#[derive(Clone, Debug)]
+pub(crate) struct Base64Decoder<'a> {
+    rest: &'a [u8],
+    alphabet: Alphabet,
+    acc: u32,
+    bits: u8,
+}
+
+impl<'a> Base64Decoder<'a> {
+    pub(crate) fn new(text: &'a [u8], alphabet: Alphabet) -> Self {
+        let end = text.iter().rposition(|&b| b != b'=').map_or(0, |p| p + 1);
+        Self {
+            rest: text.get(..end).unwrap_or_default(),
+            alphabet,
+            acc: 0,
+            bits: 0,
+        }
+    }
+}
+
+impl Iterator for Base64Decoder<'_> {
+    type Item = Result<u8, ()>;
+
+    fn next(&mut self) -> Option<Result<u8, ()>> {
+        while self.bits < 8 {
+            let (&c, rest) = self.rest.split_first()?;
+            self.rest = rest;
+            let Some(v) = base64_value(c, self.alphabet) else {
+                self.rest = &[];
+                return Some(Err(()));
+            };
+            self.acc = (self.acc << 6) | v;
+            self.bits += 6;
+        }
+        self.bits -= 8;
+        Some(Ok((self.acc >> self.bits) as u8))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Hex
+// ---------------------------------------------------------------------------
+
+/// The lowercase hex digit of the low four bits of `v`.
+pub(crate) fn hex_digit(v: u8) -> u8 {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    DIGITS.get(usize::from(v & 0xf)).copied().unwrap_or(b'0')
+}
+
+/// The value of one hex digit, either case.
+pub(crate) fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// `bytes` as lowercase hex, two digits a byte (`M` = 2 × `N`).
+pub(crate) fn hex_encode<const N: usize, const M: usize>(bytes: &[u8; N]) -> [u8; M] {
+    let mut text = [b'0'; M];
+    for (pair, &byte) in text.chunks_exact_mut(2).zip(bytes) {
+        if let [hi, lo] = pair {
+            (*hi, *lo) = (hex_digit(byte >> 4), hex_digit(byte));
+        }
+    }
+    text
+}
+
+/// `N` bytes from exactly 2 × `N` hex digits (either case).
+pub(crate) fn hex_decode<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
+    if text.len() != 2 * N {
+        return None;
+    }
+    let mut bytes = [0u8; N];
+    for (byte, pair) in bytes.iter_mut().zip(text.chunks_exact(2)) {
+        let [hi, lo] = *pair else { return None };
+        *byte = (hex_value(hi)? << 4) | hex_value(lo)?;
+    }
+    Some(bytes)
 }
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
+    #[test]
+    fn base64_round_trips_in_every_form() {
+        use std::vec::Vec;
+        for len in 0..40usize {
+            let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            for url in [false, true] {
+                let mut padded = Vec::new();
+                base64_encode(&data, url, true, |s| padded.extend_from_slice(s));
+                assert_eq!(padded.len() % 4, 0);
+                let mut bare = Vec::new();
+                base64_encode(&data, url, false, |s| bare.extend_from_slice(s));
+                assert_eq!(
+                    bare,
+                    padded
+                        .iter()
+                        .copied()
+                        .filter(|&c| c != b'=')
+                        .collect::<Vec<_>>()
+                );
+                let alphabet = if url {
+                    Alphabet::Url
+                } else {
+                    Alphabet::Standard
+                };
+                let streamed: Result<Vec<u8>, ()> = Base64Decoder::new(&padded, alphabet).collect();
+                assert_eq!(streamed.as_deref(), Ok(&data[..]));
+                let either: Result<Vec<u8>, ()> =
+                    Base64Decoder::new(&bare, Alphabet::Either).collect();
+                assert_eq!(either.as_deref(), Ok(&data[..]));
+                let mut buf = bare.clone();
+                let n = base64_decode_in_place(&mut buf, alphabet).unwrap();
+                assert_eq!(&buf[..n], &data[..]);
+            }
+        }
+        // The other alphabet's symbols are refused where only one is allowed.
+        assert_eq!(
+            base64_decode_in_place(&mut *b"a+b/".to_vec(), Alphabet::Url),
+            None
+        );
+        assert_eq!(
+            base64_decode_in_place(&mut *b"a-b_".to_vec(), Alphabet::Standard),
+            None
+        );
+        // 4k + 1 symbols cannot be whole bytes.
+        assert_eq!(
+            base64_decode_in_place(&mut *b"abcde".to_vec(), Alphabet::Url),
+            None
+        );
+        let mut bad = Base64Decoder::new(b"a!bc", Alphabet::Either);
+        assert_eq!(bad.next(), Some(Err(())));
+        assert_eq!(bad.next(), None);
+    }
+
+    #[test]
+    fn hex_round_trips() {
+        let bytes = [0x00, 0x7f, 0xab, 0xff];
+        let text: [u8; 8] = hex_encode(&bytes);
+        assert_eq!(&text, b"007fabff");
+        assert_eq!(hex_decode::<4>(b"007FABff"), Some(bytes));
+        assert_eq!(hex_decode::<4>(b"007fabf"), None);
+        assert_eq!(hex_decode::<4>(b"007fabfg"), None);
+        assert_eq!((0..=255u8).filter(|&b| hex_value(b).is_some()).count(), 22);
+    }
+
     use super::*;
 
     #[test]

@@ -10,6 +10,7 @@
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 
+use crate::codec::{Alphabet, base64_decode_in_place, base64_encode};
 use crate::wire::emit::Writer;
 
 /// Most payload bytes a sealed `requestState` may carry.
@@ -81,47 +82,14 @@ fn state_mac(b: &Binding<'_>, payload: &[u8]) -> Option<Hmac<Sha256>> {
     )
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn b64_value(c: u8) -> Option<u32> {
-    B64.iter().position(|&x| x == c).map(|i| i as u32)
-}
-
 /// Write `bytes` as unpadded base64url.
 fn write_b64url(w: &mut Writer<'_>, bytes: &[u8]) {
-    let sym = |i: u32| B64.get((i & 63) as usize).copied().unwrap_or(b'A');
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        let out = [sym(n >> 18), sym(n >> 12), sym(n >> 6), sym(n)];
-        w.raw(out.get(..chunk.len() + 1).unwrap_or(&[]));
-    }
+    base64_encode(bytes, true, false, |s| w.raw(s));
 }
 
 /// Decode unpadded base64url in place; the decoded length.
 fn decode_b64url(buf: &mut [u8]) -> Option<usize> {
-    let len = buf.len();
-    if len % 4 == 1 {
-        return None;
-    }
-    let mut out = 0;
-    let mut i = 0;
-    while i < len {
-        let end = (i + 4).min(len);
-        let mut n = 0u32;
-        for (k, j) in (i..end).enumerate() {
-            n |= b64_value(*buf.get(j)?)? << (18 - 6 * k);
-        }
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        for &byte in bytes.get(..end - i - 1)? {
-            *buf.get_mut(out)? = byte;
-            out += 1;
-        }
-        i = end;
-    }
-    Some(out)
+    base64_decode_in_place(buf, Alphabet::Url)
 }
 
 /// Verify a `requestState` (its raw characters, decoded in place) against the

@@ -4,6 +4,7 @@
 
 use super::body::Body;
 use super::response::{EVENT_STREAM, JSON};
+use crate::codec::{Alphabet, Base64Decoder};
 use crate::mcp::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::wire::json::JsonStr;
 
@@ -177,7 +178,7 @@ pub(super) fn name_matches(name: JsonStr<'_>, header: &str) -> bool {
     else {
         return name.eq_str(header);
     };
-    let mut decoded = Base64::new(b64.as_bytes());
+    let mut decoded = Base64Decoder::new(b64.as_bytes(), Alphabet::Either);
     let mut utf8 = [0u8; 4];
     for c in name.chars() {
         for &b in c.encode_utf8(&mut utf8).as_bytes() {
@@ -187,48 +188,4 @@ pub(super) fn name_matches(name: JsonStr<'_>, header: &str) -> bool {
         }
     }
     decoded.next().is_none()
-}
-
-/// A streaming base64 decoder; yields `Err(())` on a bad character.
-struct Base64<'a> {
-    rest: &'a [u8],
-    acc: u32,
-    bits: u8,
-}
-
-impl<'a> Base64<'a> {
-    fn new(text: &'a [u8]) -> Self {
-        let end = text.iter().rposition(|&b| b != b'=').map_or(0, |p| p + 1);
-        Self {
-            rest: text.get(..end).unwrap_or_default(),
-            acc: 0,
-            bits: 0,
-        }
-    }
-}
-
-impl Iterator for Base64<'_> {
-    type Item = Result<u8, ()>;
-
-    fn next(&mut self) -> Option<Result<u8, ()>> {
-        while self.bits < 8 {
-            let (&c, rest) = self.rest.split_first()?;
-            self.rest = rest;
-            let v = match c {
-                b'A'..=b'Z' => c - b'A',
-                b'a'..=b'z' => c - b'a' + 26,
-                b'0'..=b'9' => c - b'0' + 52,
-                b'+' | b'-' => 62,
-                b'/' | b'_' => 63,
-                _ => {
-                    self.rest = &[];
-                    return Some(Err(()));
-                }
-            };
-            self.acc = (self.acc << 6) | u32::from(v);
-            self.bits += 6;
-        }
-        self.bits -= 8;
-        Some(Ok((self.acc >> self.bits) as u8))
-    }
 }

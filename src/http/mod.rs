@@ -386,6 +386,7 @@ mod tests {
     use super::headers::{hostname, name_matches};
     use super::response::frame_sse;
     use super::*;
+    use crate::wire::json::Value;
 
     #[test]
     fn session_id_hex_round_trip() {

@@ -1,5 +1,6 @@
 //! Handshake-era sessions: ids, the store trait, and a fixed-capacity table.
 
+use crate::codec::{hex_decode, hex_encode};
 use crate::server::Connection;
 
 /// A source of random bytes for session ids (use a cryptographic one: the
@@ -23,36 +24,12 @@ pub struct SessionId(pub [u8; 16]);
 impl SessionId {
     /// Parse the 32-hex-digit form (either case); `None` for anything else.
     pub fn parse(text: &str) -> Option<SessionId> {
-        let b = text.as_bytes();
-        if b.len() != 32 {
-            return None;
-        }
-        let mut id = [0u8; 16];
-        for (byte, pair) in id.iter_mut().zip(b.chunks_exact(2)) {
-            let [hi, lo] = *pair else { return None };
-            *byte = (hex_val(hi)? << 4) | hex_val(lo)?;
-        }
-        Some(SessionId(id))
+        hex_decode(text.as_bytes()).map(SessionId)
     }
 
     /// The id as 32 lowercase hex digits (what `Mcp-Session-Id` carries).
     pub fn hex(&self) -> SessionHex {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut text = [0u8; 32];
-        for (pair, byte) in text.chunks_exact_mut(2).zip(self.0) {
-            let digit = |v: u8| DIGITS.get(usize::from(v)).copied().unwrap_or(b'0');
-            pair.copy_from_slice(&[digit(byte >> 4), digit(byte & 15)]);
-        }
-        SessionHex(text)
-    }
-}
-
-fn hex_val(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
+        SessionHex(hex_encode(&self.0))
     }
 }
 

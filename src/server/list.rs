@@ -70,15 +70,7 @@ pub(crate) fn decode(
 
 /// A tag as 16 lowercase hex digits.
 fn tag_hex(t: u64) -> [u8; 16] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = [0u8; 16];
-    for (i, slot) in hex.iter_mut().enumerate() {
-        *slot = HEX
-            .get(((t >> (60 - 4 * i)) & 0xf) as usize)
-            .copied()
-            .unwrap_or(b'0');
-    }
-    hex
+    crate::codec::hex_encode(&t.to_be_bytes())
 }
 
 fn write_cursor(w: &mut Writer<'_>, key: [u64; 2], list: List, index: usize, total: usize) {

@@ -212,9 +212,7 @@ impl<'b> Writer<'b> {
             match esc {
                 Some(e) => self.escape_levels(e, next),
                 None => {
-                    const HEX: &[u8; 16] = b"0123456789abcdef";
-                    let hi = HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
-                    let lo = HEX.get(usize::from(b & 0xf)).copied().unwrap_or(b'0');
+                    let (hi, lo) = (codec::hex_digit(b >> 4), codec::hex_digit(b));
                     self.escape_levels(&[b'\\', b'u', b'0', b'0', hi, lo], next);
                 }
             }

@@ -13,95 +13,13 @@
 //! input cannot overflow the stack; the only recursion is the one the target
 //! *type* drives, which is bounded by the type.
 
-use core::mem;
+mod deserializer;
+mod error;
 
-use serde::de::{self, Expected, Unexpected, Visitor};
+use deserializer::Deserializer;
+pub use error::DeError;
 
-use crate::wire::json::{self, Limits, MAX_DEPTH, Number};
-use crate::wire::swar;
-
-mod access;
-
-use access::{Enum, MapAccess, SeqAccess};
-
-/// Why deserialization failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum DeError {
-    /// The input is not valid JSON (or exceeds the limits); see
-    /// [`json::validate`].
-    #[error("invalid json")]
-    Syntax,
-    /// The input ended early.
-    #[error("unexpected end of input")]
-    Eof,
-    /// Data follows the value.
-    #[error("trailing characters")]
-    TrailingCharacters,
-    /// The JSON type does not fit the target type.
-    #[error("invalid type")]
-    InvalidType,
-    /// The value has the right type but is not acceptable.
-    #[error("invalid value")]
-    InvalidValue,
-    /// A sequence or map has the wrong number of elements.
-    #[error("invalid length")]
-    InvalidLength,
-    /// An enum variant name that the target does not know.
-    #[error("unknown variant")]
-    UnknownVariant,
-    /// A field that the target does not know (with `deny_unknown_fields`).
-    #[error("unknown field")]
-    UnknownField,
-    /// A required field is missing.
-    #[error("missing field")]
-    MissingField,
-    /// A field appears twice.
-    #[error("duplicate field")]
-    DuplicateField,
-    /// A number does not fit the target integer type.
-    #[error("number out of range")]
-    NumberOutOfRange,
-    /// Any other error raised by a `Deserialize` implementation (its message
-    /// is dropped: there is no heap to keep it).
-    #[error("custom error")]
-    Custom,
-}
-
-impl de::Error for DeError {
-    fn custom<T: core::fmt::Display>(_msg: T) -> Self {
-        DeError::Custom
-    }
-
-    fn invalid_type(_unexp: Unexpected<'_>, _exp: &dyn Expected) -> Self {
-        DeError::InvalidType
-    }
-
-    fn invalid_value(_unexp: Unexpected<'_>, _exp: &dyn Expected) -> Self {
-        DeError::InvalidValue
-    }
-
-    fn invalid_length(_len: usize, _exp: &dyn Expected) -> Self {
-        DeError::InvalidLength
-    }
-
-    fn unknown_variant(_variant: &str, _expected: &'static [&'static str]) -> Self {
-        DeError::UnknownVariant
-    }
-
-    fn unknown_field(_field: &str, _expected: &'static [&'static str]) -> Self {
-        DeError::UnknownField
-    }
-
-    fn missing_field(_field: &'static str) -> Self {
-        DeError::MissingField
-    }
-
-    fn duplicate_field(_field: &'static str) -> Self {
-        DeError::DuplicateField
-    }
-}
+use crate::wire::json::{self, Limits, MAX_DEPTH};
 
 /// Deserialize `T` from one JSON value held in `input`, decoding escaped
 /// strings IN PLACE inside `input` so that `&'de str` fields borrow from it
@@ -158,407 +76,19 @@ pub(crate) fn from_validated_in_place<'de, T: serde::Deserialize<'de>>(
     }
 }
 
-/// Forward-only deserializer over the not yet consumed part of the frame.
-struct Deserializer<'de> {
-    input: &'de mut [u8],
-}
-
-impl<'de> Deserializer<'de> {
-    fn skip_ws(&mut self) {
-        // Compact JSON has no whitespace: decide that from the first byte.
-        if !matches!(self.input.first(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            return;
-        }
-        let n = self
-            .input
-            .iter()
-            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            .count();
-        if n > 0 {
-            let buf = mem::take(&mut self.input);
-            self.input = buf.get_mut(n..).unwrap_or_default();
-        }
-    }
-
-    /// Next non-whitespace byte (not consumed).
-    fn peek(&mut self) -> Result<u8, DeError> {
-        self.skip_ws();
-        self.input.first().copied().ok_or(DeError::Eof)
-    }
-
-    /// Split the next `n` bytes off the input.
-    fn take_bytes(&mut self, n: usize) -> Result<&'de mut [u8], DeError> {
-        let buf = mem::take(&mut self.input);
-        match buf.split_at_mut_checked(n) {
-            Some((head, tail)) => {
-                self.input = tail;
-                Ok(head)
-            }
-            None => Err(DeError::Eof),
-        }
-    }
-
-    /// Consume the single byte `b` (after whitespace).
-    fn expect(&mut self, b: u8) -> Result<(), DeError> {
-        if self.peek()? == b {
-            self.take_bytes(1)?;
-            Ok(())
-        } else {
-            Err(DeError::Syntax)
-        }
-    }
-
-    /// Length of the value at the front of the input (iterative).
-    fn value_len(&self) -> Result<usize, DeError> {
-        json::value_len(self.input).ok_or(DeError::Syntax)
-    }
-
-    fn parse_literal(&mut self, lit: &[u8]) -> Result<(), DeError> {
-        if self.input.starts_with(lit) {
-            self.take_bytes(lit.len())?;
-            Ok(())
-        } else {
-            Err(DeError::Syntax)
-        }
-    }
-
-    /// The string at the front of the input (after `peek() == b'"'`),
-    /// unescaped in place and borrowed for `'de`.
-    fn parse_str(&mut self) -> Result<&'de str, DeError> {
-        // Fast path: a run of plain ASCII up to the closing quote needs no
-        // unescaping (one scan instead of measuring, then unescaping).
-        if let [b'"', rest @ ..] = &*self.input {
-            let run = swar::plain_run(rest);
-            if rest.get(run) == Some(&b'"') {
-                let whole: &'de [u8] = self.take_bytes(run + 2)?;
-                let content = whole.get(1..=run).ok_or(DeError::Syntax)?;
-                return core::str::from_utf8(content).map_err(|_| DeError::Syntax);
-            }
-        }
-        let n = self.value_len()?;
-        let inner = n.checked_sub(2).ok_or(DeError::Syntax)?;
-        let whole = self.take_bytes(n)?;
-        let (_, rest) = whole.split_at_mut_checked(1).ok_or(DeError::Syntax)?;
-        let (content, _) = rest.split_at_mut_checked(inner).ok_or(DeError::Syntax)?;
-        json::unescape_str_in_place(content).map_err(|_| DeError::Syntax)
-    }
-
-    /// The number at the front of the input.
-    fn parse_number(&mut self) -> Result<Number<'de>, DeError> {
-        let n = self.value_len()?;
-        let bytes: &'de [u8] = self.take_bytes(n)?;
-        let text = core::str::from_utf8(bytes).map_err(|_| DeError::Syntax)?;
-        Number::parse(text).ok_or(DeError::Syntax)
-    }
-
-    /// An integral number (`1`, `-3`, `1.0`, `1e2`) at the front of the input.
-    fn parse_integral(&mut self) -> Result<Number<'de>, DeError> {
-        match self.peek()? {
-            b'-' | b'0'..=b'9' => {
-                let n = self.parse_number()?;
-                if n.is_integral() {
-                    Ok(n)
-                } else {
-                    Err(DeError::InvalidType)
-                }
-            }
-            _ => Err(DeError::InvalidType),
-        }
-    }
-
-    fn parse_float(&mut self) -> Result<Number<'de>, DeError> {
-        match self.peek()? {
-            b'-' | b'0'..=b'9' => self.parse_number(),
-            _ => Err(DeError::InvalidType),
-        }
-    }
-
-    /// Skip one value of any depth without recursion.
-    fn skip_value(&mut self) -> Result<(), DeError> {
-        self.skip_ws();
-        let n = self.value_len()?;
-        self.take_bytes(n)?;
-        Ok(())
-    }
-
-    /// After a sequence visitor returned: consume the closing `]`.
-    fn end_seq(&mut self) -> Result<(), DeError> {
-        match self.peek()? {
-            b']' => self.expect(b']'),
-            b',' => Err(DeError::InvalidLength),
-            _ => Err(DeError::Syntax),
-        }
-    }
-
-    /// After a map visitor returned: consume the closing `}`.
-    fn end_map(&mut self) -> Result<(), DeError> {
-        match self.peek()? {
-            b'}' => self.expect(b'}'),
-            b',' => Err(DeError::InvalidLength),
-            _ => Err(DeError::Syntax),
-        }
-    }
-}
-
-fn visit_number<'de, V: Visitor<'de>>(n: Number<'de>, visitor: V) -> Result<V::Value, DeError> {
-    if n.is_integer_literal() {
-        if n.raw().starts_with('-') {
-            if let Some(v) = n.as_i64() {
-                return visitor.visit_i64(v);
-            }
-        } else if let Some(v) = n.as_u64() {
-            return visitor.visit_u64(v);
-        }
-    }
-    visitor.visit_f64(n.as_f64())
-}
-
-macro_rules! deserialize_signed {
-    ($($method:ident => $visit:ident($ty:ty),)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-            let n = self.parse_integral()?;
-            let wide = n.as_i128().ok_or(DeError::NumberOutOfRange)?;
-            visitor.$visit(<$ty>::try_from(wide).map_err(|_| DeError::NumberOutOfRange)?)
-        }
-    )*};
-}
-
-macro_rules! deserialize_unsigned {
-    ($($method:ident => $visit:ident($ty:ty),)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-            let n = self.parse_integral()?;
-            let wide = n.as_u128().ok_or(DeError::NumberOutOfRange)?;
-            visitor.$visit(<$ty>::try_from(wide).map_err(|_| DeError::NumberOutOfRange)?)
-        }
-    )*};
-}
-
-impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
-    type Error = DeError;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.peek()? {
-            b'n' => {
-                self.parse_literal(b"null")?;
-                visitor.visit_unit()
-            }
-            b't' => {
-                self.parse_literal(b"true")?;
-                visitor.visit_bool(true)
-            }
-            b'f' => {
-                self.parse_literal(b"false")?;
-                visitor.visit_bool(false)
-            }
-            b'"' => visitor.visit_borrowed_str(self.parse_str()?),
-            b'[' => self.deserialize_seq(visitor),
-            b'{' => self.deserialize_map(visitor),
-            b'-' | b'0'..=b'9' => visit_number(self.parse_number()?, visitor),
-            _ => Err(DeError::Syntax),
-        }
-    }
-
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.peek()? {
-            b't' => {
-                self.parse_literal(b"true")?;
-                visitor.visit_bool(true)
-            }
-            b'f' => {
-                self.parse_literal(b"false")?;
-                visitor.visit_bool(false)
-            }
-            _ => Err(DeError::InvalidType),
-        }
-    }
-
-    deserialize_signed! {
-        deserialize_i8 => visit_i8(i8),
-        deserialize_i16 => visit_i16(i16),
-        deserialize_i32 => visit_i32(i32),
-        deserialize_i64 => visit_i64(i64),
-        deserialize_i128 => visit_i128(i128),
-    }
-
-    deserialize_unsigned! {
-        deserialize_u8 => visit_u8(u8),
-        deserialize_u16 => visit_u16(u16),
-        deserialize_u32 => visit_u32(u32),
-        deserialize_u64 => visit_u64(u64),
-        deserialize_u128 => visit_u128(u128),
-    }
-
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        visitor.visit_f32(self.parse_float()?.as_f32())
-    }
-
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        visitor.visit_f64(self.parse_float()?.as_f64())
-    }
-
-    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_str(visitor)
-    }
-
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.peek()? {
-            b'"' => visitor.visit_borrowed_str(self.parse_str()?),
-            _ => Err(DeError::InvalidType),
-        }
-    }
-
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_str(visitor)
-    }
-
-    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.peek()? {
-            b'"' => visitor.visit_borrowed_bytes(self.parse_str()?.as_bytes()),
-            b'[' => self.deserialize_seq(visitor),
-            _ => Err(DeError::InvalidType),
-        }
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_bytes(visitor)
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        if self.peek()? == b'n' {
-            self.parse_literal(b"null")?;
-            visitor.visit_none()
-        } else {
-            visitor.visit_some(self)
-        }
-    }
-
-    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        if self.peek()? == b'n' {
-            self.parse_literal(b"null")?;
-            visitor.visit_unit()
-        } else {
-            Err(DeError::InvalidType)
-        }
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        self.deserialize_unit(visitor)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        if self.peek()? != b'[' {
-            return Err(DeError::InvalidType);
-        }
-        self.take_bytes(1)?;
-        let value = visitor.visit_seq(SeqAccess {
-            de: &mut *self,
-            first: true,
-        })?;
-        self.end_seq()?;
-        Ok(value)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        self.deserialize_seq(visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        self.deserialize_seq(visitor)
-    }
-
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        if self.peek()? != b'{' {
-            return Err(DeError::InvalidType);
-        }
-        self.take_bytes(1)?;
-        let value = visitor.visit_map(MapAccess {
-            de: &mut *self,
-            first: true,
-        })?;
-        self.end_map()?;
-        Ok(value)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        match self.peek()? {
-            b'{' => self.deserialize_map(visitor),
-            b'[' => self.deserialize_seq(visitor),
-            _ => Err(DeError::InvalidType),
-        }
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        match self.peek()? {
-            b'"' => {
-                let s = self.parse_str()?;
-                visitor.visit_enum(de::value::BorrowedStrDeserializer::<DeError>::new(s))
-            }
-            b'{' => {
-                self.take_bytes(1)?;
-                if self.peek()? != b'"' {
-                    return Err(DeError::InvalidLength);
-                }
-                let value = visitor.visit_enum(Enum { de: &mut *self })?;
-                self.end_map()?;
-                Ok(value)
-            }
-            _ => Err(DeError::InvalidType),
-        }
-    }
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_str(visitor)
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.skip_value()?;
-        visitor.visit_unit()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
 
     use super::*;
     use serde::Deserialize;
+    use serde::de::{self, Visitor};
     use std::borrow::ToOwned;
     use std::collections::BTreeMap;
     use std::vec::Vec;
 
     /// Deserialize an owned `T` from a copy of `s`.
-    pub(super) fn de<T: for<'a> Deserialize<'a>>(s: &str) -> Result<T, DeError> {
+    fn de<T: for<'a> Deserialize<'a>>(s: &str) -> Result<T, DeError> {
         let mut buf = s.as_bytes().to_vec();
         from_slice_in_place(&mut buf)
     }
@@ -1065,5 +595,102 @@ mod tests {
         let mut buf = br#"["a\nb", "\u00e9\u00e9\u00e9", "plain"]"#.to_vec();
         let v: Vec<&str> = from_slice_in_place(&mut buf).expect("ok");
         assert_eq!(v, ["a\nb", "\u{e9}\u{e9}\u{e9}", "plain"]);
+    }
+
+    #[test]
+    fn escaped_field_names_match() {
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct S {
+            name: u8,
+        }
+        assert_eq!(de::<S>(r#"{"n\u0061me": 3}"#), Ok(S { name: 3 }));
+    }
+
+    #[test]
+    fn sequences() {
+        assert_eq!(de::<[u32; 3]>("[1, 2, 3]"), Ok([1, 2, 3]));
+        assert_eq!(de::<[u32; 3]>("[1, 2]"), Err(DeError::InvalidLength));
+        assert_eq!(de::<[u32; 3]>("[1, 2, 3, 4]"), Err(DeError::InvalidLength));
+        assert_eq!(de::<[u32; 0]>("[]"), Ok([]));
+        assert_eq!(
+            de::<(u8, i64, bool)>(r#"[1, -2, false]"#),
+            Ok((1, -2, false))
+        );
+        assert_eq!(de::<(u8, u8)>("[1]"), Err(DeError::InvalidLength));
+        assert_eq!(de::<(u8, u8)>("[1,2,3]"), Err(DeError::InvalidLength));
+        assert_eq!(
+            de::<Vec<Vec<u8>>>("[[1],[],[2,3]]"),
+            Ok(std::vec![std::vec![1], std::vec![], std::vec![2, 3]])
+        );
+        assert_eq!(de::<[u8; 2]>("{}"), Err(DeError::InvalidType));
+        let mut buf = b"[\"a\\\"\", \"b\"]".to_vec();
+        let v: [&str; 2] = from_slice_in_place(&mut buf).expect("ok");
+        assert_eq!(v, ["a\"", "b"]);
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum E<'a> {
+        Unit,
+        Newtype(u8),
+        Tuple(u8, bool),
+        Struct {
+            x: i8,
+            #[serde(borrow)]
+            s: &'a str,
+        },
+        #[serde(rename = "ren\"amed")]
+        Renamed,
+    }
+
+    #[test]
+    fn enums() {
+        let parse = |s: &str| -> Result<std::string::String, DeError> {
+            let mut buf = s.as_bytes().to_vec();
+            from_slice_in_place::<E<'_>>(&mut buf).map(|e| std::format!("{e:?}"))
+        };
+        assert_eq!(parse(r#""Unit""#).as_deref(), Ok("Unit"));
+        assert_eq!(parse(r#""Un\u0069t""#).as_deref(), Ok("Unit"));
+        assert_eq!(parse(r#"{"Unit": null}"#).as_deref(), Ok("Unit"));
+        assert_eq!(parse(r#"{"Newtype": 5}"#).as_deref(), Ok("Newtype(5)"));
+        assert_eq!(
+            parse(r#" { "Tuple" : [ 1 , true ] } "#).as_deref(),
+            Ok("Tuple(1, true)")
+        );
+        assert_eq!(
+            parse(r#"{"Struct": {"s": "q\"", "x": -1}}"#).as_deref(),
+            Ok("Struct { x: -1, s: \"q\\\"\" }")
+        );
+        assert_eq!(parse(r#""ren\"amed""#).as_deref(), Ok("Renamed"));
+        assert_eq!(parse(r#""Nope""#), Err(DeError::UnknownVariant));
+        assert_eq!(parse(r#"{"Nope": 1}"#), Err(DeError::UnknownVariant));
+        assert_eq!(parse(r#""Newtype""#), Err(DeError::InvalidType));
+        assert_eq!(parse(r#"{"Unit": 1}"#), Err(DeError::InvalidType));
+        assert_eq!(
+            parse(r#"{"Newtype": 1, "Unit": null}"#),
+            Err(DeError::InvalidLength)
+        );
+        assert_eq!(parse("{}"), Err(DeError::InvalidLength));
+        assert_eq!(parse("[]"), Err(DeError::InvalidType));
+        assert_eq!(parse("3"), Err(DeError::InvalidType));
+    }
+
+    #[test]
+    fn maps_with_non_string_keys() {
+        let m: BTreeMap<u32, bool> = de(r#"{"1": true, "20": false}"#).expect("ok");
+        assert_eq!(m.get(&1), Some(&true));
+        assert_eq!(m.get(&20), Some(&false));
+        assert_eq!(
+            de::<BTreeMap<u8, u8>>(r#"{"256": 1}"#),
+            Err(DeError::NumberOutOfRange)
+        );
+        assert_eq!(
+            de::<BTreeMap<u8, u8>>(r#"{"x": 1}"#),
+            Err(DeError::InvalidType)
+        );
+        let b: BTreeMap<bool, u8> = de(r#"{"true": 1}"#).expect("ok");
+        assert_eq!(b.get(&true), Some(&1));
+        let s: BTreeMap<String, i8> = de(r#"{"a\nb": -1}"#).expect("ok");
+        assert_eq!(s.get("a\nb"), Some(&-1));
+        assert_eq!(de::<BTreeMap<String, u8>>("[]"), Err(DeError::InvalidType));
     }
 }

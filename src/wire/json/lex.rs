@@ -38,14 +38,8 @@ fn truncated(complete: bool, complete_err: JsonError) -> JsonError {
 }
 
 /// Value of one ASCII hex digit.
-#[inline]
 fn hex_val(b: u8) -> Option<u32> {
-    match b {
-        b'0'..=b'9' => Some(u32::from(b - b'0')),
-        b'a'..=b'f' => Some(u32::from(b - b'a' + 10)),
-        b'A'..=b'F' => Some(u32::from(b - b'A' + 10)),
-        _ => None,
-    }
+    crate::codec::hex_value(b).map(u32::from)
 }
 
 /// Parse the four hex digits at `bytes[at..at + 4]`; `esc` is the offset of the

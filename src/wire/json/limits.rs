@@ -2,7 +2,9 @@
 
 use crate::codec::Decimal;
 
-use super::MAX_DEPTH;
+/// Largest nesting depth the scanner can track (size of its container stack,
+/// in bits). [`Limits::max_depth`] values above this are clamped to it.
+pub const MAX_DEPTH: u16 = 256;
 
 /// Limits the scanner enforces.
 ///

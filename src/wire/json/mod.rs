@@ -23,17 +23,13 @@ mod validate;
 mod value;
 
 pub use lex::value_len;
-pub use limits::{JsonError, Limits};
+pub use limits::{JsonError, Limits, MAX_DEPTH};
 pub use number::Number;
 pub(crate) use outline::Outline;
 pub use string::{Chars, JsonStr, unescape_in_place, unescape_str_in_place};
 pub use validate::validate;
 pub(crate) use validate::validate_outlined;
 pub use value::{Items, Kind, Members, Value};
-
-/// Largest nesting depth the scanner can track (size of its container stack,
-/// in bits). [`Limits::max_depth`] values above this are clamped to it.
-pub const MAX_DEPTH: u16 = 256;
 
 #[cfg(test)]
 mod tests {

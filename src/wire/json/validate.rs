@@ -1,9 +1,8 @@
 //! The validator: one iterative pass over the input, enforcing the limits
 //! and recording the outline.
 
-use super::MAX_DEPTH;
 use super::lex::{is_ws, scan_key, scan_literal, scan_number, scan_string, skip_ws};
-use super::limits::{JsonError, Limits};
+use super::limits::{JsonError, Limits, MAX_DEPTH};
 use super::outline::Outline;
 use super::value::Value;
 
