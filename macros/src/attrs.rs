@@ -1,11 +1,48 @@
 //! The `#[mcp(...)]` attributes and the `#[serde(...)]` ones that change the
-//! wire shape.
+//! wire shape, and the one rule for a member's name on the wire.
 
 use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Error, Expr, ExprLit, Lit, LitStr, Result};
 
-/// `#[mcp(...)]` and `#[serde(...)]` attributes of a field.
+use crate::Mode;
+
+/// How a constraint keyword applies to a field, and how it is emitted.
+#[derive(Clone, Copy)]
+pub(crate) enum Takes {
+    /// `minimum` / `maximum`: numbers; a float literal becomes
+    /// `<keyword>_decimal("text")`, anything else `<keyword>(expr)`.
+    Bound,
+    /// `exclusive_minimum` / `exclusive_maximum`: numbers, as a `Bound`.
+    ExclusiveBound,
+    /// `multiple_of`: integers.
+    Multiple,
+    /// `min_length` / `max_length`: strings.
+    Length,
+    /// `min_items` / `max_items`: arrays.
+    Items,
+}
+
+/// The constraint keywords of `#[mcp(...)]`, the one list: parsing, the
+/// "unknown attribute" message, the exactness of an output schema, what
+/// prompt arguments and enum variants reject, and the order the schema
+/// applies them in all read it. Each keyword is also the name of the
+/// `picomcp::schema::Schema` builder method it calls.
+pub(crate) const CONSTRAINTS: [(&str, Takes); 9] = [
+    ("minimum", Takes::Bound),
+    ("maximum", Takes::Bound),
+    ("exclusive_minimum", Takes::ExclusiveBound),
+    ("exclusive_maximum", Takes::ExclusiveBound),
+    ("multiple_of", Takes::Multiple),
+    ("min_length", Takes::Length),
+    ("max_length", Takes::Length),
+    ("min_items", Takes::Items),
+    ("max_items", Takes::Items),
+];
+
+/// `#[mcp(...)]` and `#[serde(...)]` attributes of a field (or of a unit
+/// variant, which takes no constraints).
 #[derive(Default)]
 pub(crate) struct FieldAttrs {
     pub(crate) rename: Option<LitStr>,
@@ -15,15 +52,20 @@ pub(crate) struct FieldAttrs {
     pub(crate) description: Option<String>,
     pub(crate) title: Option<LitStr>,
     pub(crate) default: Option<LitStr>,
-    pub(crate) minimum: Option<(Span, Expr)>,
-    pub(crate) maximum: Option<(Span, Expr)>,
-    pub(crate) exclusive_minimum: Option<(Span, Expr)>,
-    pub(crate) exclusive_maximum: Option<(Span, Expr)>,
-    pub(crate) multiple_of: Option<(Span, Expr)>,
-    pub(crate) min_length: Option<(Span, Expr)>,
-    pub(crate) max_length: Option<(Span, Expr)>,
-    pub(crate) min_items: Option<(Span, Expr)>,
-    pub(crate) max_items: Option<(Span, Expr)>,
+    /// Per entry of [`CONSTRAINTS`], in its order: the keyword's span and
+    /// the value.
+    constraints: [Option<(Span, Expr)>; CONSTRAINTS.len()],
+}
+
+impl FieldAttrs {
+    /// The constraints given, in the order of [`CONSTRAINTS`]: keyword,
+    /// how it applies, the keyword's span, the value.
+    pub(crate) fn constraints(&self) -> impl Iterator<Item = (&'static str, Takes, Span, &Expr)> {
+        CONSTRAINTS
+            .iter()
+            .zip(&self.constraints)
+            .filter_map(|(&(name, takes), v)| v.as_ref().map(|(span, e)| (name, takes, *span, e)))
+    }
 }
 
 /// Container-level attributes.
@@ -76,7 +118,18 @@ fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-pub(crate) fn parse_field_attrs(attrs: &[syn::Attribute]) -> Result<FieldAttrs> {
+/// What carries a wire name: a struct field (also a prompt argument) or a
+/// unit variant of an enum.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Member {
+    Field,
+    Variant,
+}
+
+/// The attributes of a field (`Member::Field`) or of a unit variant
+/// (`Member::Variant`: constraints are rejected, a variant is a string
+/// value).
+pub(crate) fn parse_field_attrs(attrs: &[syn::Attribute], member: Member) -> Result<FieldAttrs> {
     let mut f = FieldAttrs {
         description: doc_text(attrs),
         ..FieldAttrs::default()
@@ -90,28 +143,33 @@ pub(crate) fn parse_field_attrs(attrs: &[syn::Attribute]) -> Result<FieldAttrs> 
                     .map(|i| i.to_string())
                     .unwrap_or_default();
                 let span = meta.path.span();
-                let expr = |m: &syn::meta::ParseNestedMeta| -> Result<(Span, Expr)> {
-                    Ok((span, m.value()?.parse::<Expr>()?))
-                };
                 match key.as_str() {
                     "rename" => f.rename = Some(meta.value()?.parse()?),
                     "description" => f.description = Some(meta.value()?.parse::<LitStr>()?.value()),
                     "title" => f.title = Some(meta.value()?.parse()?),
                     "default" => f.default = Some(meta.value()?.parse()?),
-                    "minimum" => f.minimum = Some(expr(&meta)?),
-                    "maximum" => f.maximum = Some(expr(&meta)?),
-                    "exclusive_minimum" => f.exclusive_minimum = Some(expr(&meta)?),
-                    "exclusive_maximum" => f.exclusive_maximum = Some(expr(&meta)?),
-                    "multiple_of" => f.multiple_of = Some(expr(&meta)?),
-                    "min_length" => f.min_length = Some(expr(&meta)?),
-                    "max_length" => f.max_length = Some(expr(&meta)?),
-                    "min_items" => f.min_items = Some(expr(&meta)?),
-                    "max_items" => f.max_items = Some(expr(&meta)?),
-                    _ => {
-                        return Err(meta.error(
-                            "unknown picomcp field attribute; expected one of: rename, description, title, default, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, min_length, max_length, min_items, max_items",
-                        ));
-                    }
+                    _ => match CONSTRAINTS
+                        .iter()
+                        .position(|(name, _)| *name == key)
+                        .and_then(|i| f.constraints.get_mut(i))
+                    {
+                        Some(_) if member == Member::Variant => {
+                            return Err(meta.error(format!(
+                                "picomcp: `{key}` does not apply to an enum variant (a variant is a string value)"
+                            )));
+                        }
+                        Some(slot) => *slot = Some((span, meta.value()?.parse::<Expr>()?)),
+                        None => {
+                            let mut expected = String::from("rename, description, title, default");
+                            for (name, _) in CONSTRAINTS {
+                                expected.push_str(", ");
+                                expected.push_str(name);
+                            }
+                            return Err(meta.error(format!(
+                                "unknown picomcp field attribute; expected one of: {expected}"
+                            )));
+                        }
+                    },
                 }
                 Ok(())
             })?;
@@ -129,15 +187,8 @@ pub(crate) fn parse_field_attrs(attrs: &[syn::Attribute]) -> Result<FieldAttrs> 
                     }
                 } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
                     f.serde_skip = true;
-                } else if let Ok(v) = meta.value() {
-                    let _: Option<Expr> = v.parse().ok();
-                } else if meta.input.peek(syn::token::Paren) {
-                    let _ = meta.parse_nested_meta(|m| {
-                        if let Ok(v) = m.value() {
-                            let _: Option<Expr> = v.parse().ok();
-                        }
-                        Ok(())
-                    });
+                } else {
+                    skip_serde_meta(&meta);
                 }
                 Ok(())
             });
@@ -177,21 +228,72 @@ pub(crate) fn parse_container_attrs(attrs: &[syn::Attribute]) -> Result<Containe
                     {
                         c.rename_all = Some((s.span(), s.value()));
                     }
-                } else if let Ok(v) = meta.value() {
-                    let _: Option<Expr> = v.parse().ok();
-                } else if meta.input.peek(syn::token::Paren) {
-                    let _ = meta.parse_nested_meta(|m| {
-                        if let Ok(v) = m.value() {
-                            let _: Option<Expr> = v.parse().ok();
-                        }
-                        Ok(())
-                    });
+                } else {
+                    skip_serde_meta(&meta);
                 }
                 Ok(())
             });
         }
     }
     Ok(c)
+}
+
+/// Step over a serde item picomcp does not read (`name`, `name = value` or
+/// `name(key = value, ...)`), so the items after it are still read.
+fn skip_serde_meta(meta: &ParseNestedMeta<'_>) {
+    if let Ok(v) = meta.value() {
+        let _: Option<Expr> = v.parse().ok();
+    } else if meta.input.peek(syn::token::Paren) {
+        let _ = meta.parse_nested_meta(|m| {
+            if let Ok(v) = m.value() {
+                let _: Option<Expr> = v.parse().ok();
+            }
+            Ok(())
+        });
+    }
+}
+
+/// The name of a field, variant or prompt argument on the wire (in the
+/// schema, the output writer, a prompt's argument list), the one rule for
+/// all three, serde's: `#[serde(rename)]` or `#[mcp(rename)]` (both given,
+/// they must agree; for `ToolArgs`, which serde deserializes, the rename
+/// must be serde's), else the container's `rename_all` applied to the
+/// identifier without its `r#`.
+pub(crate) fn wire_name(
+    ident: &syn::Ident,
+    member: Member,
+    a: &FieldAttrs,
+    container: &ContainerAttrs,
+    mode: Mode,
+) -> Result<String> {
+    let raw = ident.to_string();
+    let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
+    Ok(match (&a.rename, &a.serde_rename) {
+        (Some(r), Some(sr)) if r.value() != sr.value() => {
+            return Err(Error::new(
+                r.span(),
+                "picomcp: `#[mcp(rename)]` and `#[serde(rename)]` disagree",
+            ));
+        }
+        (Some(r), None) if mode == Mode::Args => {
+            let why = match member {
+                Member::Field => " (it names the field for the schema too)",
+                Member::Variant => "",
+            };
+            return Err(Error::new(
+                r.span(),
+                format!(
+                    "picomcp: serde deserializes ToolArgs: write `#[serde(rename = \"{}\")]`{why}",
+                    r.value()
+                ),
+            ));
+        }
+        (Some(r), _) | (None, Some(r)) => r.value(),
+        (None, None) => match &container.rename_all {
+            Some(rule) => apply_rename_all(rule, &raw)?,
+            None => raw,
+        },
+    })
 }
 
 /// Split an identifier into lowercase words (`fooBar`, `foo_bar`, `FooBar`).
@@ -216,7 +318,7 @@ fn words(ident: &str) -> Vec<String> {
     out
 }
 
-pub(crate) fn apply_rename_all(rule: &(Span, String), ident: &str) -> Result<String> {
+fn apply_rename_all(rule: &(Span, String), ident: &str) -> Result<String> {
     let w = words(ident);
     let cap = |s: &String| {
         let mut c = s.chars();

@@ -32,7 +32,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields, Result};
 
-use crate::attrs::{apply_rename_all, parse_container_attrs, parse_field_attrs};
+use crate::attrs::{Member, parse_container_attrs, parse_field_attrs, wire_name};
 use crate::prompt::expand_prompt;
 use crate::schema::{field_schema, schema_path, shape_exact};
 use crate::shape::{Shape, classify};
@@ -76,6 +76,7 @@ pub fn derive_prompt_args(input: TokenStream) -> TokenStream {
 enum Mode {
     Args,
     Output,
+    Prompt,
 }
 
 impl Mode {
@@ -83,6 +84,7 @@ impl Mode {
         match self {
             Mode::Args => "ToolArgs",
             Mode::Output => "ToolOutput",
+            Mode::Prompt => "PromptArgs",
         }
     }
 }
@@ -129,46 +131,15 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
             let mut writes = Vec::new();
             let mut exact_parts = Vec::new();
             for field in &named.named {
-                let a = parse_field_attrs(&field.attrs)?;
+                let a = parse_field_attrs(&field.attrs, Member::Field)?;
                 if a.serde_skip {
                     continue;
                 }
                 let Some(fident) = &field.ident else { continue };
-                let raw = fident.to_string();
-                let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
-                let name = match (&a.rename, &a.serde_rename) {
-                    (Some(r), Some(sr)) if r.value() != sr.value() => {
-                        return Err(Error::new(
-                            r.span(),
-                            "picomcp: `#[mcp(rename)]` and `#[serde(rename)]` disagree",
-                        ));
-                    }
-                    (Some(r), None) if mode == Mode::Args => {
-                        return Err(Error::new(
-                            r.span(),
-                            format!(
-                                "picomcp: serde deserializes ToolArgs: write `#[serde(rename = \"{}\")]` (it names the field for the schema too)",
-                                r.value()
-                            ),
-                        ));
-                    }
-                    (Some(r), _) | (None, Some(r)) => r.value(),
-                    (None, None) => match &container.rename_all {
-                        Some(rule) => apply_rename_all(rule, &raw)?,
-                        None => raw,
-                    },
-                };
+                let name = wire_name(fident, Member::Field, &a, &container, mode)?;
                 let shape = classify(&field.ty, mode)?;
                 let fs = field_schema(&field.ty, &shape, &a)?;
-                let constrained = a.minimum.is_some()
-                    || a.maximum.is_some()
-                    || a.exclusive_minimum.is_some()
-                    || a.exclusive_maximum.is_some()
-                    || a.multiple_of.is_some()
-                    || a.min_length.is_some()
-                    || a.max_length.is_some()
-                    || a.min_items.is_some()
-                    || a.max_items.is_some();
+                let constrained = a.constraints().next().is_some();
                 exact_parts.push(if constrained {
                     quote!(false)
                 } else {
@@ -219,33 +190,11 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                         ),
                     ));
                 }
-                let a = parse_field_attrs(&variant.attrs)?;
+                let a = parse_field_attrs(&variant.attrs, Member::Variant)?;
                 if a.serde_skip {
                     continue;
                 }
-                let raw = variant.ident.to_string();
-                let name = match (&a.rename, &a.serde_rename) {
-                    (Some(r), Some(sr)) if r.value() != sr.value() => {
-                        return Err(Error::new(
-                            r.span(),
-                            "picomcp: `#[mcp(rename)]` and `#[serde(rename)]` disagree",
-                        ));
-                    }
-                    (Some(r), None) if mode == Mode::Args => {
-                        return Err(Error::new(
-                            r.span(),
-                            format!(
-                                "picomcp: serde deserializes ToolArgs: write `#[serde(rename = \"{}\")]`",
-                                r.value()
-                            ),
-                        ));
-                    }
-                    (Some(r), _) | (None, Some(r)) => r.value(),
-                    (None, None) => match &container.rename_all {
-                        Some(rule) => apply_rename_all(rule, &raw)?,
-                        None => raw,
-                    },
-                };
+                let name = wire_name(&variant.ident, Member::Variant, &a, &container, mode)?;
                 let v = &variant.ident;
                 lits.push(quote!(::picomcp::schema::Literal::Str(#name)));
                 arms.push(quote!(Self::#v => v.str(#name),));
@@ -280,7 +229,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
         }
     };
     Ok(match mode {
-        Mode::Args => has_schema,
+        Mode::Args | Mode::Prompt => has_schema,
         Mode::Output => {
             // A static, so that every use of `EXACT_SCHEMA` (the handler's
             // claim, `tool!`'s output schema) is the same address and the

@@ -6,9 +6,12 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Error, Fields, Result};
 
 use crate::Mode;
-use crate::attrs::{apply_rename_all, parse_container_attrs, parse_field_attrs};
+use crate::attrs::{Member, parse_container_attrs, parse_field_attrs, wire_name};
 use crate::shape::{Shape, classify, unsupported};
 
+/// The `PromptArguments` impl of a struct of `&str` (required) and
+/// `Option<&str>` (optional) fields, named on the wire as struct fields are
+/// (`wire_name`).
 pub(crate) fn expand_prompt(input: &DeriveInput) -> Result<TokenStream2> {
     let ident = &input.ident;
     let Data::Struct(data) = &input.data else {
@@ -41,35 +44,20 @@ pub(crate) fn expand_prompt(input: &DeriveInput) -> Result<TokenStream2> {
     let mut args = Vec::new();
     let mut inits = Vec::new();
     for field in &named.named {
-        let a = parse_field_attrs(&field.attrs)?;
-        for (name, bad) in [
-            ("default", a.default.is_some()),
-            ("minimum", a.minimum.is_some()),
-            ("maximum", a.maximum.is_some()),
-            ("exclusive_minimum", a.exclusive_minimum.is_some()),
-            ("exclusive_maximum", a.exclusive_maximum.is_some()),
-            ("multiple_of", a.multiple_of.is_some()),
-            ("min_length", a.min_length.is_some()),
-            ("max_length", a.max_length.is_some()),
-            ("min_items", a.min_items.is_some()),
-            ("max_items", a.max_items.is_some()),
-        ] {
-            if bad {
-                return Err(Error::new(
-                    field.span(),
-                    format!("picomcp: prompt arguments take no `{name}` (they are plain strings)"),
-                ));
-            }
+        let a = parse_field_attrs(&field.attrs, Member::Field)?;
+        let bad = match &a.default {
+            Some(_) => Some("default"),
+            None => a.constraints().next().map(|(name, ..)| name),
+        };
+        if let Some(name) = bad {
+            return Err(Error::new(
+                field.span(),
+                format!("picomcp: prompt arguments take no `{name}` (they are plain strings)"),
+            ));
         }
         let Some(fident) = &field.ident else { continue };
-        let raw = fident.to_string();
-        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
-        let name = match (&a.rename, &container.rename_all) {
-            (Some(r), _) => r.value(),
-            (None, Some(rule)) => apply_rename_all(rule, &raw)?,
-            (None, None) => raw,
-        };
-        let required = match classify(&field.ty, Mode::Args) {
+        let name = wire_name(fident, Member::Field, &a, &container, Mode::Prompt)?;
+        let required = match classify(&field.ty, Mode::Prompt) {
             Ok(Shape::Str) => true,
             Ok(Shape::Option(inner)) if matches!(*inner, Shape::Str) => false,
             _ => {

@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Error, Expr, ExprLit, ExprUnary, Lit, Result, Type, UnOp};
 
-use crate::attrs::FieldAttrs;
+use crate::attrs::{FieldAttrs, Takes};
 use crate::shape::{Shape, show};
 
 pub(crate) fn schema_path() -> TokenStream2 {
@@ -116,48 +116,33 @@ pub(crate) fn field_schema(ty: &Type, shape: &Shape, a: &FieldAttrs) -> Result<T
             ))
         }
     };
-    for (name, v) in [("minimum", &a.minimum), ("maximum", &a.maximum)] {
-        if let Some((span, e)) = v {
-            need(name, kind == "number", *span)?;
-            if let Some(text) = float_literal_text(e)? {
-                let m = syn::Ident::new(&format!("{name}_decimal"), *span);
-                out = quote!(#out.#m(#text));
-            } else {
-                let m = syn::Ident::new(name, *span);
-                out = quote!(#out.#m(#e));
+    for (name, takes, span, e) in a.constraints() {
+        let applies = match takes {
+            Takes::Bound | Takes::ExclusiveBound => kind == "number",
+            Takes::Multiple => matches!(top, Shape::Int(_)),
+            Takes::Length => kind == "string",
+            Takes::Items => kind == "array",
+        };
+        need(name, applies, span)?;
+        let m = syn::Ident::new(name, span);
+        out = match takes {
+            Takes::Bound => match float_literal_text(e)? {
+                Some(text) => {
+                    let m = syn::Ident::new(&format!("{name}_decimal"), span);
+                    quote!(#out.#m(#text))
+                }
+                None => quote!(#out.#m(#e)),
+            },
+            Takes::ExclusiveBound => {
+                let bound = if let Some(text) = float_literal_text(e)? {
+                    quote!(::picomcp::schema::Bound::decimal(#text))
+                } else {
+                    quote!(::picomcp::schema::Bound::Int(#e))
+                };
+                quote!(#out.#m(#bound))
             }
-        }
-    }
-    for (name, v) in [
-        ("exclusive_minimum", &a.exclusive_minimum),
-        ("exclusive_maximum", &a.exclusive_maximum),
-    ] {
-        if let Some((span, e)) = v {
-            need(name, kind == "number", *span)?;
-            let m = syn::Ident::new(name, *span);
-            let bound = if let Some(text) = float_literal_text(e)? {
-                quote!(::picomcp::schema::Bound::decimal(#text))
-            } else {
-                quote!(::picomcp::schema::Bound::Int(#e))
-            };
-            out = quote!(#out.#m(#bound));
-        }
-    }
-    if let Some((span, e)) = &a.multiple_of {
-        need("multiple_of", matches!(top, Shape::Int(_)), *span)?;
-        out = quote!(#out.multiple_of(#e));
-    }
-    for (name, v, want) in [
-        ("min_length", &a.min_length, "string"),
-        ("max_length", &a.max_length, "string"),
-        ("min_items", &a.min_items, "array"),
-        ("max_items", &a.max_items, "array"),
-    ] {
-        if let Some((span, e)) = v {
-            need(name, kind == want, *span)?;
-            let m = syn::Ident::new(name, *span);
-            out = quote!(#out.#m(#e));
-        }
+            Takes::Multiple | Takes::Length | Takes::Items => quote!(#out.#m(#e)),
+        };
     }
     if let Some(t) = &a.title {
         out = quote!(#out.title(#t));
