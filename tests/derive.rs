@@ -425,6 +425,63 @@ fn prompt_arguments() {
     );
 }
 
+/// Prompt arguments named by serde: listed and read under the name serde
+/// deserializes them from (through a server below).
+#[derive(PromptArgs, serde::Deserialize)]
+struct Search<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(rename = "max-results", borrow)]
+    max_results: Option<&'a str>,
+}
+
+#[test]
+fn prompt_arguments_follow_serde_renames() {
+    use picomcp::prompt::PromptArgument;
+    assert_eq!(
+        Search::ARGUMENTS,
+        &[
+            PromptArgument::new("type").required(),
+            PromptArgument::new("max-results"),
+        ]
+    );
+    let Search { kind, max_results } =
+        serde_json::from_str(r#"{"type":"book","max-results":"5"}"#).unwrap();
+    assert_eq!((kind, max_results), ("book", Some("5")));
+}
+
+/// Raw identifiers are named without their `r#`, for fields and variants
+/// alike, as serde names them.
+#[derive(ToolOutput, serde::Serialize)]
+#[allow(non_camel_case_types)]
+enum Keyword {
+    r#match,
+    r#Loop,
+}
+
+#[derive(ToolOutput, serde::Serialize)]
+struct Raw {
+    r#type: Keyword,
+    r#loop: Keyword,
+}
+
+#[test]
+fn raw_identifiers_lose_their_prefix() {
+    assert_eq!(
+        schema_text(&Raw::SCHEMA),
+        concat!(
+            r#"{"type":"object","properties":{"type":{"type":"string","enum":["match","Loop"]},"#,
+            r#""loop":{"type":"string","enum":["match","Loop"]}},"required":["type","loop"]}"#
+        )
+    );
+    let value = Raw {
+        r#type: Keyword::r#match,
+        r#loop: Keyword::r#Loop,
+    };
+    assert_eq!(output_text(&value), serde_json::to_string(&value).unwrap());
+    assert_eq!(output_text(&value), r#"{"type":"match","loop":"Loop"}"#);
+}
+
 // ---- tool! with derived and hand-written schemas, through a server ----
 
 struct Shop;
@@ -522,10 +579,26 @@ fn recommend<'a>(
     messages.finish(None)
 }
 
-static PROMPTS: &[picomcp::prompt::Prompt<Shop>] = &[picomcp::prompt::Prompt::new(
-    picomcp::prompt::PromptDescriptor::new("recommend", Recommend::ARGUMENTS),
-    recommend,
-)];
+fn search<'a>(
+    _: &'a Shop,
+    req: picomcp::prompt::PromptRequest<'a>,
+    mut messages: picomcp::prompt::Messages<'_>,
+) -> picomcp::prompt::PromptOutcome<'a> {
+    let Search { kind, max_results } = Search::from_request(&req);
+    messages.user(&format!("{kind} / {}", max_results.unwrap_or("all")));
+    messages.finish(None)
+}
+
+static PROMPTS: &[picomcp::prompt::Prompt<Shop>] = &[
+    picomcp::prompt::Prompt::new(
+        picomcp::prompt::PromptDescriptor::new("recommend", Recommend::ARGUMENTS),
+        recommend,
+    ),
+    picomcp::prompt::Prompt::new(
+        picomcp::prompt::PromptDescriptor::new("search", Search::ARGUMENTS),
+        search,
+    ),
+];
 
 static SERVER: picomcp::Server<'static, Shop> =
     picomcp::Server::new(ServerInfo::new("t", "1"), Shop)
@@ -559,6 +632,24 @@ fn prompt_arguments_through_server() {
     ]);
     assert!(out[2].contains(r#""text":"sf / 300""#), "{}", out[2]);
     assert!(out[3].contains(r#""text":"sf / any""#), "{}", out[3]);
+    assert!(out[4].contains(r#""error""#), "{}", out[4]);
+}
+
+#[test]
+fn serde_renamed_prompt_arguments_through_server() {
+    let out = call(&[
+        INIT,
+        READY,
+        r#"{"jsonrpc":"2.0","id":1,"method":"prompts/list"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"search","arguments":{"type":"book","max-results":"5"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"search","arguments":{"kind":"book","max_results":"5"}}}"#,
+    ]);
+    assert!(
+        out[2].contains(r#""arguments":[{"name":"type","required":true},{"name":"max-results","required":false}]"#),
+        "{}",
+        out[2]
+    );
+    assert!(out[3].contains(r#""text":"book / 5""#), "{}", out[3]);
     assert!(out[4].contains(r#""error""#), "{}", out[4]);
 }
 

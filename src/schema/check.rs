@@ -1,0 +1,598 @@
+//! Checking raw arguments against a schema, without allocating: the first
+//! violation, in document order.
+
+use super::violation::{PathBuf, Seg};
+use super::{Bound, Constraint, Literal, MAX_SCHEMA_DEPTH, Schema, Types, Violation};
+use crate::wire::json::{JsonStr, Kind, Number, Value};
+
+impl Types {
+    fn accepts(self, v: &Value<'_>) -> bool {
+        if self.0 == 0 {
+            return true;
+        }
+        match v.kind() {
+            Kind::Null => self.contains(Self::NULL),
+            Kind::Bool => self.contains(Self::BOOLEAN),
+            Kind::String => self.contains(Self::STRING),
+            Kind::Array => self.contains(Self::ARRAY),
+            Kind::Object => self.contains(Self::OBJECT),
+            Kind::Number => {
+                self.contains(Self::NUMBER)
+                    || (self.contains(Self::INTEGER)
+                        && v.as_number().is_some_and(|n| n.is_integral()))
+            }
+        }
+    }
+}
+
+impl Bound<'_> {
+    /// `value` compared with the bound: `Less`, `Equal` or `Greater`
+    /// (`None` when the value is not a number).
+    fn cmp_value(self, v: &Value<'_>) -> Option<core::cmp::Ordering> {
+        let n = v.as_number()?;
+        match self {
+            Bound::Int(b) => Some(match n.as_i64() {
+                Some(i) => i.cmp(&b),
+                None => {
+                    let mut buf = [0u8; 21];
+                    n.cmp_exact(&int_number(b, &mut buf))
+                }
+            }),
+            Bound::Number(b) => Some(n.cmp_exact(&b)),
+        }
+    }
+}
+
+/// `i` as a JSON number in `buf`.
+fn int_number(i: i64, buf: &mut [u8; 21]) -> Number<'_> {
+    let mut digits = [0u8; 20];
+    let d = crate::wire::emit::decimal(i.unsigned_abs(), &mut digits);
+    let start = usize::from(i >= 0);
+    let end = 1 + d.len();
+    if let Some(sign) = buf.first_mut() {
+        *sign = b'-';
+    }
+    if let Some(dst) = buf.get_mut(1..end) {
+        dst.copy_from_slice(d);
+    }
+    let text = buf
+        .get(start..end)
+        .and_then(|t| core::str::from_utf8(t).ok())
+        .unwrap_or("0");
+    const ZERO: Number<'static> = Number::literal("0");
+    Number::parse(text).unwrap_or(ZERO)
+}
+
+/// `n % m` for `m != 0`. On 32-bit targets by shift and subtract, so the
+/// 64-bit division routine is not linked for `multipleOf`.
+fn rem(n: u64, m: u64) -> u64 {
+    if cfg!(target_pointer_width = "64") {
+        n.checked_rem(m).unwrap_or(n)
+    } else {
+        rem_by_shifts(n, m)
+    }
+}
+
+fn rem_by_shifts(n: u64, m: u64) -> u64 {
+    let mut r = 0u64;
+    for bit in (0..64).rev() {
+        // r < m, so 2r + bit < 2m: one subtraction restores r < m (the
+        // wrapping forms cover m > 2^63, where 2r overflows).
+        let carry = r >> 63;
+        r = (r << 1) | ((n >> bit) & 1);
+        if carry == 1 || r >= m {
+            r = r.wrapping_sub(m);
+        }
+    }
+    r
+}
+
+impl Literal<'_> {
+    fn matches(self, v: &Value<'_>) -> bool {
+        match self {
+            Literal::Null => v.is_null(),
+            Literal::Bool(b) => v.as_bool() == Some(b),
+            Literal::Int(i) => v.as_number().and_then(|n| n.as_i64()) == Some(i),
+            Literal::Str(s) => v.as_str().is_some_and(|j| j.eq_str(s)),
+        }
+    }
+}
+
+impl<'s> Schema<'s> {
+    /// Check `value` against this schema; the first violation found, in
+    /// document order (required properties are checked before members).
+    pub fn validate<'a>(&'s self, value: &Value<'a>) -> Result<(), Violation<'s, 'a>>
+    where
+        's: 'a,
+    {
+        let mut path = PathBuf::new();
+        let mut found = None;
+        match (check(self, value, &mut path, 0, &mut found), found) {
+            (false, Some(v)) => Err(v),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Record the first violation; `false` stops the walk. The violation travels
+/// through this slot rather than up the recursion, so each level's stack frame
+/// stays small.
+fn fail<'s, 'a>(
+    found: &mut Option<Violation<'s, 'a>>,
+    path: &PathBuf<'a>,
+    constraint: Constraint<'s>,
+) -> bool {
+    *found = Some(Violation {
+        path: *path,
+        constraint,
+    });
+    false
+}
+
+// Recursion here follows the *schema's* nesting (static, developer-written),
+// capped at MAX_SCHEMA_DEPTH; input depth is already bounded by the scanner.
+fn check<'s: 'a, 'a>(
+    s: &'s Schema<'s>,
+    v: &Value<'a>,
+    path: &mut PathBuf<'a>,
+    depth: usize,
+    found: &mut Option<Violation<'s, 'a>>,
+) -> bool {
+    if depth > MAX_SCHEMA_DEPTH {
+        return fail(found, path, Constraint::TooDeep);
+    }
+    if !s.types.accepts(v) {
+        return fail(found, path, Constraint::Type(s.types));
+    }
+    if !s.enum_values.is_empty() && !s.enum_values.iter().any(|l| l.matches(v)) {
+        return fail(found, path, Constraint::Enum(s.enum_values));
+    }
+    if let Some(c) = s.const_value
+        && !c.matches(v)
+    {
+        return fail(found, path, Constraint::Const(c));
+    }
+    match v.kind() {
+        Kind::Number => check_number(s, v, path, found),
+        Kind::String if s.min_length.is_none() && s.max_length.is_none() => true,
+        Kind::String => {
+            let n = v.as_str().map_or(0, |j| j.char_count());
+            if let Some(min) = s.min_length
+                && n < min as usize
+            {
+                return fail(found, path, Constraint::MinLength(min));
+            }
+            if let Some(max) = s.max_length
+                && n > max as usize
+            {
+                return fail(found, path, Constraint::MaxLength(max));
+            }
+            true
+        }
+        Kind::Array => {
+            let n = v.len();
+            if let Some(min) = s.min_items
+                && n < min as usize
+            {
+                return fail(found, path, Constraint::MinItems(min));
+            }
+            if let Some(max) = s.max_items
+                && n > max as usize
+            {
+                return fail(found, path, Constraint::MaxItems(max));
+            }
+            if let Some(items) = s.items {
+                for (i, item) in v.items().enumerate() {
+                    path.push(Seg::Index(i));
+                    if !check(items, &item, path, depth + 1, found) {
+                        return false;
+                    }
+                    path.pop();
+                }
+            }
+            true
+        }
+        Kind::Object => check_object(s, v, path, depth, found),
+        _ => true,
+    }
+}
+
+fn check_number<'s, 'a>(
+    s: &'s Schema<'s>,
+    v: &Value<'a>,
+    path: &PathBuf<'a>,
+    found: &mut Option<Violation<'s, 'a>>,
+) -> bool {
+    use core::cmp::Ordering::{Equal, Greater, Less};
+    let below = |b: Bound<'s>, allow_equal: bool| match b.cmp_value(v) {
+        Some(Less) => true,
+        Some(Equal) => !allow_equal,
+        Some(Greater) => false,
+        None => true,
+    };
+    let above = |b: Bound<'s>, allow_equal: bool| match b.cmp_value(v) {
+        Some(Greater) => true,
+        Some(Equal) => !allow_equal,
+        Some(Less) => false,
+        None => true,
+    };
+    if let Some(b) = s.minimum
+        && below(b, true)
+    {
+        return fail(found, path, Constraint::Minimum(b));
+    }
+    if let Some(b) = s.maximum
+        && above(b, true)
+    {
+        return fail(found, path, Constraint::Maximum(b));
+    }
+    if let Some(b) = s.exclusive_minimum
+        && below(b, false)
+    {
+        return fail(found, path, Constraint::ExclusiveMinimum(b));
+    }
+    if let Some(b) = s.exclusive_maximum
+        && above(b, false)
+    {
+        return fail(found, path, Constraint::ExclusiveMaximum(b));
+    }
+    if let Some(m) = s.multiple_of {
+        // Exact for integral values of magnitude up to u64::MAX; larger
+        // ones (and fractions) are not accepted.
+        let magnitude = v
+            .as_number()
+            .and_then(|n| n.as_i128())
+            .and_then(|i| u64::try_from(i.unsigned_abs()).ok());
+        let ok = match magnitude {
+            Some(i) => m != 0 && rem(i, m) == 0,
+            None => false,
+        };
+        if !ok {
+            return fail(found, path, Constraint::MultipleOf(m));
+        }
+    }
+    true
+}
+
+fn check_object<'s: 'a, 'a>(
+    s: &'s Schema<'s>,
+    v: &Value<'a>,
+    path: &mut PathBuf<'a>,
+    depth: usize,
+    found: &mut Option<Violation<'s, 'a>>,
+) -> bool {
+    // One walk records which declared properties appear, and which twice
+    // (for up to 64 properties; past that, lookups fall back to walking).
+    let tracked = s.properties.len() <= 64;
+    let (mut seen, mut twice) = (0u64, 0u64);
+    // The first members, kept from this walk so the checks below need not
+    // walk again (objects with more members are walked twice).
+    const KEPT: usize = 8;
+    let mut kept: [Option<(JsonStr<'a>, Value<'a>, Option<usize>)>; KEPT] = [None; KEPT];
+    let mut count = 0usize;
+    if tracked {
+        for (key, member) in v.members() {
+            let declared = s.properties.iter().position(|p| key.eq_str(p.name));
+            if let Some(i) = declared {
+                let bit = 1u64 << i;
+                twice |= seen & bit;
+                seen |= bit;
+            }
+            if let Some(slot) = kept.get_mut(count) {
+                *slot = Some((key, member, declared));
+            }
+            count += 1;
+        }
+    }
+    let present = |name: &str| match s.properties.iter().position(|p| p.name == name) {
+        Some(i) if tracked => seen & (1u64 << i) != 0,
+        _ => v.get(name).is_some(),
+    };
+    for name in s.required {
+        if !present(name) {
+            path.push(Seg::Name(name));
+            let r = fail(found, path, Constraint::Required);
+            path.pop();
+            return r;
+        }
+    }
+    let walk_again = !tracked || count > KEPT;
+    let mut again = walk_again.then(|| v.members());
+    let mut kept = kept
+        .get(..if walk_again { 0 } else { count })
+        .unwrap_or_default()
+        .iter()
+        .flatten();
+    loop {
+        let (key, member, declared) = match kept.next() {
+            Some(&(key, member, declared)) => (key, member, declared),
+            None => match again.as_mut().and_then(Iterator::next) {
+                Some((key, member)) => {
+                    let declared = s.properties.iter().position(|p| key.eq_str(p.name));
+                    (key, member, declared)
+                }
+                None => break,
+            },
+        };
+        let declared = declared.and_then(|i| s.properties.get(i).map(|p| (i, p)));
+        path.push(Seg::Key(key));
+        match declared {
+            Some((i, p)) => {
+                let duplicated = if tracked {
+                    twice & (1u64 << i) != 0
+                } else {
+                    v.members().filter(|(k, _)| k.eq_str(p.name)).count() > 1
+                };
+                if duplicated {
+                    return fail(found, path, Constraint::Duplicate);
+                }
+                if !check(&p.schema, &member, path, depth + 1, found) {
+                    return false;
+                }
+            }
+            None if s.additional_properties == Some(false) => {
+                return fail(found, path, Constraint::NotAllowed);
+            }
+            None => {}
+        }
+        path.pop();
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Property;
+    use super::super::tests::LOOP;
+    use super::*;
+    use crate::wire::json::Limits;
+    use std::string::{String, ToString};
+
+    const TOP: Schema =
+        Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))])
+            .required(&["n"]);
+
+    const ITEM: Schema = Schema::string().min_length(2).max_length(3);
+    const RICH: Schema = Schema::object(&[
+        Property::new("name", Schema::string().nullable()),
+        Property::new("tags", Schema::array(&ITEM).min_items(1).max_items(2)),
+        Property::new(
+            "color",
+            Schema::string().enum_values(&[Literal::Str("red"), Literal::Str("green")]),
+        ),
+        Property::new("even", Schema::integer().multiple_of(2)),
+        Property::new(
+            "ratio",
+            Schema::number()
+                .exclusive_minimum(Bound::Int(0))
+                .exclusive_maximum(Bound::decimal("1.5")),
+        ),
+        Property::new("kind", Schema::string().const_value(Literal::Str("book"))),
+        Property::new(
+            "inner",
+            Schema::object(&[Property::new("ok", Schema::boolean())])
+                .required(&["ok"])
+                .additional_properties(false),
+        ),
+    ]);
+
+    fn err(s: &Schema<'_>, json: &str) -> Option<String> {
+        let v = Value::parse(json.as_bytes(), &Limits::DEFAULT).unwrap();
+        s.validate(&v).err().map(|e| e.to_string())
+    }
+
+    #[test]
+    fn bookshop_top() {
+        assert_eq!(err(&TOP, r#"{"n":3}"#), None);
+        assert_eq!(
+            err(&TOP, r#"{"n":99}"#).as_deref(),
+            Some("/n must be <= 50")
+        );
+        assert_eq!(err(&TOP, r#"{"n":-1}"#).as_deref(), Some("/n must be >= 0"));
+        assert_eq!(
+            err(&TOP, r#"{"n":"3"}"#).as_deref(),
+            Some("/n must be of type integer")
+        );
+        assert_eq!(
+            err(&TOP, r#"{"n":2.5}"#).as_deref(),
+            Some("/n must be of type integer")
+        );
+        assert_eq!(err(&TOP, r#"{"n":2.0}"#), None);
+        assert_eq!(err(&TOP, r#"{}"#).as_deref(), Some("/n is required"));
+        assert_eq!(
+            err(&TOP, r#"{"n":1,"n":99}"#).as_deref(),
+            Some("/n appears more than once")
+        );
+        assert_eq!(err(&TOP, r#"{"n":1,"extra":true}"#), None);
+    }
+
+    #[test]
+    fn rich_constraints() {
+        assert_eq!(
+            err(
+                &RICH,
+                r#"{"name":null,"tags":["ab"],"color":"red","even":4,"ratio":1,"kind":"book","inner":{"ok":true}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            err(&RICH, r#"{"name":1}"#).as_deref(),
+            Some("/name must be of type string or null")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"tags":[]}"#).as_deref(),
+            Some("/tags must have at least 1 items")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"tags":["ab","cd","ef"]}"#).as_deref(),
+            Some("/tags must have at most 2 items")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"tags":["ab","x"]}"#).as_deref(),
+            Some("/tags/1 must be at least 2 characters long")
+        );
+        assert_eq!(err(&RICH, r#"{"tags":["ééé"]}"#), None);
+        assert_eq!(
+            err(&RICH, r#"{"tags":["éééé"]}"#).as_deref(),
+            Some("/tags/0 must be at most 3 characters long")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"color":"blue"}"#).as_deref(),
+            Some(r#"/color must be one of "red", "green""#)
+        );
+        assert_eq!(
+            err(&RICH, r#"{"even":3}"#).as_deref(),
+            Some("/even must be a multiple of 2")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"ratio":0}"#).as_deref(),
+            Some("/ratio must be > 0")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"ratio":1.5}"#).as_deref(),
+            Some("/ratio must be < 1.5")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"kind":"cd"}"#).as_deref(),
+            Some(r#"/kind must be "book""#)
+        );
+        assert_eq!(
+            err(&RICH, r#"{"inner":{}}"#).as_deref(),
+            Some("/inner/ok is required")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"inner":{"ok":true,"x/y":1}}"#).as_deref(),
+            Some("/inner/x~1y is not an allowed property")
+        );
+        assert_eq!(
+            err(&RICH, r#"{"inner":{"ok":true,"\u0078":1}}"#).as_deref(),
+            Some("/inner/x is not an allowed property")
+        );
+        assert_eq!(
+            err(&RICH, r#"[]"#).as_deref(),
+            Some("/ must be of type object")
+        );
+    }
+
+    #[test]
+    fn self_referencing_schema_is_bounded() {
+        let deep = "[".repeat(30) + &"]".repeat(30);
+        assert_eq!(err(&LOOP, &deep), None);
+        let v = Value::parse(
+            b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+            &Limits::DEFAULT.max_depth(64),
+        )
+        .unwrap();
+        assert!(matches!(
+            LOOP.validate(&v).map_err(|e| e.constraint),
+            Err(Constraint::TooDeep)
+        ));
+    }
+
+    #[test]
+    fn remainder_by_shifts_matches_division() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut pairs = vec![
+            (0, 1),
+            (5, 1),
+            (u64::MAX, u64::MAX),
+            (u64::MAX, 1 << 63),
+            (u64::MAX - 1, u64::MAX),
+        ];
+        pairs.extend([((1 << 63) + 5, (1 << 63) + 1), (u64::MAX, 3), (12, 5)]);
+        // Fewer under Miri, which is about a thousand times slower.
+        for _ in 0..if cfg!(miri) { 50 } else { 5000 } {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let m = (x.rotate_left(17) >> (x % 64)).max(1);
+            pairs.push((x, m));
+        }
+        for (n, m) in pairs {
+            assert_eq!(rem_by_shifts(n, m), n % m, "{n} % {m}");
+        }
+    }
+
+    #[test]
+    fn integer_bounds_compare_with_any_number_exactly() {
+        let s = Schema::number().minimum(-3).maximum(i64::MAX);
+        for ok in [
+            "-3",
+            "-3.0",
+            "-2.5",
+            "0",
+            "9223372036854775807",
+            "9.223372036854775807e18",
+        ] {
+            assert_eq!(err(&s, ok), None, "{ok}");
+        }
+        for (bad, want) in [
+            ("-3.5", "/ must be >= -3"),
+            ("-1e400", "/ must be >= -3"),
+            ("9223372036854775807.5", "/ must be <= 9223372036854775807"),
+            ("9223372036854775808", "/ must be <= 9223372036854775807"),
+        ] {
+            assert_eq!(err(&s, bad).as_deref(), Some(want), "{bad}");
+        }
+        let half = Schema::number()
+            .minimum_decimal("0.5")
+            .maximum_decimal("1e3");
+        assert_eq!(err(&half, "0.5"), None);
+        assert_eq!(err(&half, "1000.0"), None);
+        assert_eq!(
+            err(&half, "0.49999999999999999999").as_deref(),
+            Some("/ must be >= 0.5")
+        );
+        assert_eq!(
+            err(&half, "1000.0000000000000001").as_deref(),
+            Some("/ must be <= 1e3")
+        );
+        let even = Schema::integer().multiple_of(u64::MAX);
+        assert_eq!(err(&even, "18446744073709551615"), None);
+        assert_eq!(
+            err(&even, "-9223372036854775808").as_deref(),
+            Some("/ must be a multiple of 18446744073709551615")
+        );
+    }
+
+    #[test]
+    fn objects_past_the_kept_members_are_walked_again() {
+        const PROPS: &[Property] = &[
+            Property::new("a", Schema::integer()),
+            Property::new("z", Schema::string().max_length(1)),
+        ];
+        let s = Schema::object(PROPS)
+            .required(&["a"])
+            .additional_properties(false);
+        let open = Schema::object(PROPS).required(&["a"]);
+        let filler: std::vec::Vec<String> = (0..9).map(|i| format!("\"f{i}\":{i}")).collect();
+        let many = |tail: &str| format!("{{\"a\":1,{},{tail}}}", filler.join(","));
+        assert_eq!(err(&open, &many("\"z\":\"x\"")), None);
+        assert_eq!(
+            err(&open, &many("\"z\":\"xy\"")).as_deref(),
+            Some("/z must be at most 1 characters long")
+        );
+        assert_eq!(
+            err(&open, &many("\"a\":2")).as_deref(),
+            Some("/a appears more than once")
+        );
+        assert_eq!(
+            err(&s, &many("\"z\":\"x\"")).as_deref(),
+            Some("/f0 is not an allowed property")
+        );
+        // The same answers for the short form (members kept from one walk).
+        assert_eq!(
+            err(&open, r#"{"a":1,"z":"xy"}"#).as_deref(),
+            Some("/z must be at most 1 characters long")
+        );
+        assert_eq!(
+            err(&open, r#"{"a":1,"a":2}"#).as_deref(),
+            Some("/a appears more than once")
+        );
+        assert_eq!(
+            err(&s, r#"{"a":1,"f":0}"#).as_deref(),
+            Some("/f is not an allowed property")
+        );
+        assert_eq!(err(&s, r#"{"z":"x"}"#).as_deref(), Some("/a is required"));
+    }
+}

@@ -1,0 +1,199 @@
+//! A schema as JSON text (`inputSchema` / `outputSchema` in `tools/list`).
+
+use super::{Bound, Literal, MAX_SCHEMA_DEPTH, Schema, Types};
+use crate::wire::emit::Writer;
+
+impl Bound<'_> {
+    fn write(self, w: &mut Writer<'_>) {
+        match self {
+            Bound::Int(i) => w.i64(i),
+            Bound::Number(n) => w.raw(n.raw().as_bytes()),
+        }
+    }
+}
+
+impl Literal<'_> {
+    fn write(self, w: &mut Writer<'_>) {
+        match self {
+            Literal::Null => w.null(),
+            Literal::Bool(b) => w.bool(b),
+            Literal::Int(i) => w.i64(i),
+            Literal::Str(s) => w.string(s),
+        }
+    }
+}
+
+impl Schema<'_> {
+    /// Write the schema as JSON.
+    pub fn write(&self, w: &mut Writer<'_>) {
+        self.write_at(w, 0);
+    }
+
+    /// A self-referencing `static` schema is cut at [`MAX_SCHEMA_DEPTH`]
+    /// (written as `{}`, "anything"), as the checker stops there too.
+    fn write_at(&self, w: &mut Writer<'_>, depth: usize) {
+        if depth > MAX_SCHEMA_DEPTH {
+            w.raw(b"{}");
+            return;
+        }
+        w.raw(b"{");
+        let mut first = true;
+        let mut key = |w: &mut Writer<'_>, k: &str| {
+            if !first {
+                w.raw(b",");
+            }
+            first = false;
+            w.string(k);
+            w.raw(b":");
+        };
+        if self.types.count() == 1 {
+            key(w, "type");
+            for (t, name) in Types::NAMES {
+                if self.types.contains(t) {
+                    w.string(name);
+                }
+            }
+        } else if self.types.count() > 1 {
+            key(w, "type");
+            w.raw(b"[");
+            let mut first_t = true;
+            for (t, name) in Types::NAMES {
+                if self.types.contains(t) {
+                    if !first_t {
+                        w.raw(b",");
+                    }
+                    first_t = false;
+                    w.string(name);
+                }
+            }
+            w.raw(b"]");
+        }
+        if let Some(t) = self.title {
+            key(w, "title");
+            w.string(t);
+        }
+        if let Some(d) = self.description {
+            key(w, "description");
+            w.string(d);
+        }
+        // An object schema always lists its properties (MCP clients expect
+        // `properties` on every `inputSchema`, even when empty).
+        if !self.properties.is_empty() || self.types == Types::OBJECT {
+            key(w, "properties");
+            w.raw(b"{");
+            for (i, p) in self.properties.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                w.string(p.name);
+                w.raw(b":");
+                p.schema.write_at(w, depth + 1);
+            }
+            w.raw(b"}");
+        }
+        if !self.required.is_empty() {
+            key(w, "required");
+            w.raw(b"[");
+            for (i, r) in self.required.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                w.string(r);
+            }
+            w.raw(b"]");
+        }
+        if let Some(a) = self.additional_properties {
+            key(w, "additionalProperties");
+            w.bool(a);
+        }
+        if !self.enum_values.is_empty() {
+            key(w, "enum");
+            w.raw(b"[");
+            for (i, l) in self.enum_values.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                l.write(w);
+            }
+            w.raw(b"]");
+        }
+        if let Some(c) = self.const_value {
+            key(w, "const");
+            c.write(w);
+        }
+        let bounds = [
+            ("minimum", self.minimum),
+            ("maximum", self.maximum),
+            ("exclusiveMinimum", self.exclusive_minimum),
+            ("exclusiveMaximum", self.exclusive_maximum),
+        ];
+        for (name, b) in bounds {
+            if let Some(b) = b {
+                key(w, name);
+                b.write(w);
+            }
+        }
+        if let Some(m) = self.multiple_of {
+            key(w, "multipleOf");
+            w.u64(m);
+        }
+        let counts = [
+            ("minLength", self.min_length),
+            ("maxLength", self.max_length),
+        ];
+        for (name, c) in counts {
+            if let Some(c) = c {
+                key(w, name);
+                w.u64(u64::from(c));
+            }
+        }
+        if let Some(items) = self.items {
+            key(w, "items");
+            items.write_at(w, depth + 1);
+        }
+        let counts = [("minItems", self.min_items), ("maxItems", self.max_items)];
+        for (name, c) in counts {
+            if let Some(c) = c {
+                key(w, name);
+                w.u64(u64::from(c));
+            }
+        }
+        if let Some(d) = self.default {
+            key(w, "default");
+            w.raw_str(d);
+        }
+        w.raw(b"}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::LOOP;
+    use super::*;
+    use crate::wire::json::{Limits, Value};
+
+    #[test]
+    fn emits_schema_text() {
+        let mut buf = [0u8; 512];
+        let mut w = Writer::new(&mut buf);
+        Schema::string()
+            .nullable()
+            .description("d")
+            .default_json("null")
+            .write(&mut w);
+        let n = w.finish().unwrap();
+        assert_eq!(
+            &buf[..n],
+            br#"{"type":["string","null"],"description":"d","default":null}"#
+        );
+    }
+
+    #[test]
+    fn self_referencing_schema_is_emitted_bounded() {
+        let mut buf = std::vec![0u8; 4096];
+        let mut w = Writer::new(&mut buf);
+        LOOP.write(&mut w);
+        let n = w.finish().unwrap();
+        assert!(Value::parse(&buf[..n], &Limits::DEFAULT.max_depth(64)).is_ok());
+    }
+}

@@ -1,0 +1,446 @@
+//! JSON Schema subset as `const` data: emitted for `tools/list`, checked
+//! against raw arguments without allocating.
+//!
+//! A [`Schema`] is plain data built with `const fn`s, so a tool's schema lives
+//! in flash:
+//!
+//! ```
+//! use picomcp::schema::{Property, Schema};
+//!
+//! const TOP_ARGS: Schema = Schema::object(&[Property::new(
+//!     "n",
+//!     Schema::integer().minimum(0).maximum(50),
+//! )])
+//! .required(&["n"]);
+//!
+//! let mut buf = [0u8; 128];
+//! let mut w = picomcp::wire::emit::Writer::new(&mut buf);
+//! TOP_ARGS.write(&mut w);
+//! let n = w.finish().unwrap();
+//! assert_eq!(
+//!     &buf[..n],
+//!     br#"{"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":50}},"required":["n"]}"#
+//! );
+//! ```
+//!
+//! Supported keywords: `type` (one type or a union such as
+//! `["string","null"]`), `properties`, `required`, `additionalProperties`
+//! (boolean), `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`,
+//! `exclusiveMaximum`, `multipleOf` (integers), `minLength`/`maxLength`
+//! (counted in Unicode characters), `items`, `minItems`/`maxItems`; `title`,
+//! `description` and `default` are emitted only. Checking never coerces: `"3"`
+//! is not an integer; `1.0` is (as JSON Schema says). A declared property that
+//! appears twice in one object is rejected, so the check and the handler can
+//! never see different values.
+
+// `emit`: a schema as JSON text; `check`: the argument checker;
+// `violation`: what broke a schema and where, and its message.
+mod check;
+mod emit;
+mod violation;
+
+use core::fmt;
+
+use crate::wire::emit::Decimal;
+use crate::wire::json::Number;
+
+pub use violation::{Constraint, Violation};
+
+/// A set of JSON Schema types (`type` keyword). Empty means "any type".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Types(u8);
+
+impl Types {
+    /// No `type` keyword: any value.
+    pub const ANY: Types = Types(0);
+    /// `null`.
+    pub const NULL: Types = Types(1);
+    /// `boolean`.
+    pub const BOOLEAN: Types = Types(2);
+    /// `integer` (a number with an integral value).
+    pub const INTEGER: Types = Types(4);
+    /// `number`.
+    pub const NUMBER: Types = Types(8);
+    /// `string`.
+    pub const STRING: Types = Types(16);
+    /// `array`.
+    pub const ARRAY: Types = Types(32);
+    /// `object`.
+    pub const OBJECT: Types = Types(64);
+
+    const NAMES: [(Types, &'static str); 7] = [
+        (Self::STRING, "string"),
+        (Self::INTEGER, "integer"),
+        (Self::NUMBER, "number"),
+        (Self::BOOLEAN, "boolean"),
+        (Self::OBJECT, "object"),
+        (Self::ARRAY, "array"),
+        (Self::NULL, "null"),
+    ];
+
+    /// The union of two sets.
+    pub const fn or(self, other: Types) -> Types {
+        Types(self.0 | other.0)
+    }
+
+    /// Whether every type in `other` is in `self`.
+    pub const fn contains(self, other: Types) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+}
+
+impl fmt::Display for Types {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (t, name) in Self::NAMES {
+            if self.contains(t) {
+                if !first {
+                    f.write_str(" or ")?;
+                }
+                first = false;
+                f.write_str(name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A numeric bound, kept as written so `50` is emitted as `50` and `0.5` as
+/// `0.5`.
+///
+/// Arguments are compared with a bound exactly, from their text (`1.0`
+/// equals `1`, `0.30000000000000001` is above `0.3`): picomcp never parses or
+/// formats floating point, whose machinery is about 28 KB of flash on a
+/// Cortex-M.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Bound<'s> {
+    /// An integer bound.
+    Int(i64),
+    /// Any JSON number, e.g. `0.5`, `-1e-3` or `18446744073709551615`.
+    Number(Number<'s>),
+}
+
+impl<'s> Bound<'s> {
+    /// A bound written as JSON number text: `Bound::decimal("0.5")`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is not a JSON number; in a `const` that is a compile error.
+    #[must_use]
+    pub const fn decimal(text: &'s str) -> Self {
+        Bound::Number(Number::literal(text))
+    }
+}
+
+impl fmt::Display for Bound<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Int(i) => Decimal::from(*i).fmt(f),
+            Bound::Number(n) => f.write_str(n.raw()),
+        }
+    }
+}
+
+/// A JSON literal for `enum` and `const`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Literal<'s> {
+    /// `null`.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A string.
+    Str(&'s str),
+}
+
+impl fmt::Display for Literal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Null => f.write_str("null"),
+            Literal::Bool(b) => f.write_str(if *b { "true" } else { "false" }),
+            Literal::Int(i) => Decimal::from(*i).fmt(f),
+            Literal::Str(s) => write!(f, "\"{s}\""),
+        }
+    }
+}
+
+/// One entry of `properties`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Property<'s> {
+    /// The property name.
+    pub name: &'s str,
+    /// Its schema.
+    pub schema: Schema<'s>,
+}
+
+impl<'s> Property<'s> {
+    /// A property.
+    pub const fn new(name: &'s str, schema: Schema<'s>) -> Self {
+        Self { name, schema }
+    }
+}
+
+/// A JSON Schema (the supported subset), as `const` data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Schema<'s> {
+    /// `type`.
+    pub types: Types,
+    /// `title` (emitted only).
+    pub title: Option<&'s str>,
+    /// `description` (emitted only).
+    pub description: Option<&'s str>,
+    /// `properties`, in emission order.
+    pub properties: &'s [Property<'s>],
+    /// `required`.
+    pub required: &'s [&'s str],
+    /// `additionalProperties` (absent: allowed).
+    pub additional_properties: Option<bool>,
+    /// `enum` (empty: absent).
+    pub enum_values: &'s [Literal<'s>],
+    /// `const`.
+    pub const_value: Option<Literal<'s>>,
+    /// `minimum`.
+    pub minimum: Option<Bound<'s>>,
+    /// `maximum`.
+    pub maximum: Option<Bound<'s>>,
+    /// `exclusiveMinimum`.
+    pub exclusive_minimum: Option<Bound<'s>>,
+    /// `exclusiveMaximum`.
+    pub exclusive_maximum: Option<Bound<'s>>,
+    /// `multipleOf`, for integers.
+    pub multiple_of: Option<u64>,
+    /// `minLength`, in characters.
+    pub min_length: Option<u32>,
+    /// `maxLength`, in characters.
+    pub max_length: Option<u32>,
+    /// `items`.
+    pub items: Option<&'s Schema<'s>>,
+    /// `minItems`.
+    pub min_items: Option<u32>,
+    /// `maxItems`.
+    pub max_items: Option<u32>,
+    /// `default`, as raw JSON text (emitted only).
+    pub default: Option<&'s str>,
+}
+
+/// How deep a schema may nest before the checker gives up (guards
+/// self-referencing `static` schemas; the JSON scanner bounds input depth).
+pub const MAX_SCHEMA_DEPTH: usize = 32;
+
+impl<'s> Schema<'s> {
+    /// `{}`: accepts anything.
+    pub const ANY: Schema<'static> = Schema {
+        types: Types::ANY,
+        title: None,
+        description: None,
+        properties: &[],
+        required: &[],
+        additional_properties: None,
+        enum_values: &[],
+        const_value: None,
+        minimum: None,
+        maximum: None,
+        exclusive_minimum: None,
+        exclusive_maximum: None,
+        multiple_of: None,
+        min_length: None,
+        max_length: None,
+        items: None,
+        min_items: None,
+        max_items: None,
+        default: None,
+    };
+
+    /// A schema of the given type(s).
+    pub const fn of(types: Types) -> Self {
+        Schema {
+            types,
+            ..Schema::ANY
+        }
+    }
+
+    /// `{"type":"object","properties":{...}}`.
+    pub const fn object(properties: &'s [Property<'s>]) -> Self {
+        Schema {
+            types: Types::OBJECT,
+            properties,
+            ..Schema::ANY
+        }
+    }
+
+    /// `{"type":"string"}`.
+    pub const fn string() -> Self {
+        Self::of(Types::STRING)
+    }
+
+    /// `{"type":"integer"}`.
+    pub const fn integer() -> Self {
+        Self::of(Types::INTEGER)
+    }
+
+    /// `{"type":"number"}`.
+    pub const fn number() -> Self {
+        Self::of(Types::NUMBER)
+    }
+
+    /// `{"type":"boolean"}`.
+    pub const fn boolean() -> Self {
+        Self::of(Types::BOOLEAN)
+    }
+
+    /// `{"type":"null"}`.
+    pub const fn null() -> Self {
+        Self::of(Types::NULL)
+    }
+
+    /// `{"type":"array","items":...}`.
+    pub const fn array(items: &'s Schema<'s>) -> Self {
+        Schema {
+            types: Types::ARRAY,
+            items: Some(items),
+            ..Schema::ANY
+        }
+    }
+
+    /// Add `null` to the accepted types (`["string","null"]`).
+    pub const fn nullable(mut self) -> Self {
+        self.types = self.types.or(Types::NULL);
+        self
+    }
+
+    /// Set `title`.
+    pub const fn title(mut self, title: &'s str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// Set `description`.
+    pub const fn description(mut self, description: &'s str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// Set `required`.
+    pub const fn required(mut self, names: &'s [&'s str]) -> Self {
+        self.required = names;
+        self
+    }
+
+    /// Set `additionalProperties`.
+    pub const fn additional_properties(mut self, allowed: bool) -> Self {
+        self.additional_properties = Some(allowed);
+        self
+    }
+
+    /// Set `enum`.
+    pub const fn enum_values(mut self, values: &'s [Literal<'s>]) -> Self {
+        self.enum_values = values;
+        self
+    }
+
+    /// Set `const`.
+    pub const fn const_value(mut self, value: Literal<'s>) -> Self {
+        self.const_value = Some(value);
+        self
+    }
+
+    /// Set an integer `minimum`.
+    pub const fn minimum(mut self, n: i64) -> Self {
+        self.minimum = Some(Bound::Int(n));
+        self
+    }
+
+    /// Set an integer `maximum`.
+    pub const fn maximum(mut self, n: i64) -> Self {
+        self.maximum = Some(Bound::Int(n));
+        self
+    }
+
+    /// Set `minimum` to any JSON number written as text: `"0.5"`, `"-1e-3"`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is not a JSON number; in a `const` that is a compile error.
+    pub const fn minimum_decimal(mut self, text: &'s str) -> Self {
+        self.minimum = Some(Bound::decimal(text));
+        self
+    }
+
+    /// Set `maximum` to any JSON number written as text: `"99.5"`, `"1e6"`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is not a JSON number; in a `const` that is a compile error.
+    pub const fn maximum_decimal(mut self, text: &'s str) -> Self {
+        self.maximum = Some(Bound::decimal(text));
+        self
+    }
+
+    /// Set `exclusiveMinimum`.
+    pub const fn exclusive_minimum(mut self, bound: Bound<'s>) -> Self {
+        self.exclusive_minimum = Some(bound);
+        self
+    }
+
+    /// Set `exclusiveMaximum`.
+    pub const fn exclusive_maximum(mut self, bound: Bound<'s>) -> Self {
+        self.exclusive_maximum = Some(bound);
+        self
+    }
+
+    /// Set `multipleOf` (integers).
+    pub const fn multiple_of(mut self, n: u64) -> Self {
+        self.multiple_of = Some(n);
+        self
+    }
+
+    /// Set `minLength` (characters).
+    pub const fn min_length(mut self, n: u32) -> Self {
+        self.min_length = Some(n);
+        self
+    }
+
+    /// Set `maxLength` (characters).
+    pub const fn max_length(mut self, n: u32) -> Self {
+        self.max_length = Some(n);
+        self
+    }
+
+    /// Set `minItems`.
+    pub const fn min_items(mut self, n: u32) -> Self {
+        self.min_items = Some(n);
+        self
+    }
+
+    /// Set `maxItems`.
+    pub const fn max_items(mut self, n: u32) -> Self {
+        self.max_items = Some(n);
+        self
+    }
+
+    /// Set `default` (raw JSON text, emitted only).
+    pub const fn default_json(mut self, json: &'s str) -> Self {
+        self.default = Some(json);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Schema, Types};
+
+    /// A schema that contains itself (emission and checking both stop at
+    /// `MAX_SCHEMA_DEPTH`).
+    pub(super) static LOOP: Schema = Schema {
+        items: Some(&LOOP),
+        ..Schema::of(Types::ARRAY)
+    };
+}

@@ -1,0 +1,187 @@
+//! What broke a schema, and where: the violation and its message.
+
+use core::fmt;
+
+use super::{Bound, Literal, Types};
+use crate::wire::emit::Decimal;
+use crate::wire::json::JsonStr;
+
+/// One step of a JSON pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Seg<'a> {
+    Key(JsonStr<'a>),
+    Name(&'a str),
+    Index(usize),
+}
+
+/// Bounded path from the root to the value being checked.
+const MAX_PATH: usize = 8;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PathBuf<'a> {
+    segs: [Option<Seg<'a>>; MAX_PATH],
+    len: usize,
+}
+
+impl<'a> PathBuf<'a> {
+    pub(super) fn new() -> Self {
+        Self {
+            segs: [None; MAX_PATH],
+            len: 0,
+        }
+    }
+
+    pub(super) fn push(&mut self, s: Seg<'a>) {
+        if let Some(slot) = self.segs.get_mut(self.len) {
+            *slot = Some(s);
+        }
+        self.len += 1;
+    }
+
+    pub(super) fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+        if let Some(slot) = self.segs.get_mut(self.len) {
+            *slot = None;
+        }
+    }
+}
+
+/// The constraint a value broke.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Constraint<'s> {
+    /// Wrong JSON type.
+    Type(Types),
+    /// A required property is missing (the path names it).
+    Required,
+    /// A property not allowed by `additionalProperties: false`.
+    NotAllowed,
+    /// A declared property appears twice in the object.
+    Duplicate,
+    /// Not one of the `enum` values.
+    Enum(&'s [Literal<'s>]),
+    /// Not the `const` value.
+    Const(Literal<'s>),
+    /// Below `minimum`.
+    Minimum(Bound<'s>),
+    /// Above `maximum`.
+    Maximum(Bound<'s>),
+    /// Not above `exclusiveMinimum`.
+    ExclusiveMinimum(Bound<'s>),
+    /// Not below `exclusiveMaximum`.
+    ExclusiveMaximum(Bound<'s>),
+    /// Not a multiple of `multipleOf`.
+    MultipleOf(u64),
+    /// Shorter than `minLength`.
+    MinLength(u32),
+    /// Longer than `maxLength`.
+    MaxLength(u32),
+    /// Fewer than `minItems`.
+    MinItems(u32),
+    /// More than `maxItems`.
+    MaxItems(u32),
+    /// Nested deeper than [`MAX_SCHEMA_DEPTH`](super::MAX_SCHEMA_DEPTH).
+    TooDeep,
+}
+
+/// Where the arguments broke the schema, and how.
+///
+/// Displays as `PATH CONSTRAINT`, e.g. `/n must be <= 50`, `/title is
+/// required`, `/tags/2 must be of type string`.
+#[derive(Clone, Copy, Debug)]
+pub struct Violation<'s, 'a> {
+    pub(super) path: PathBuf<'a>,
+    /// The broken constraint.
+    pub constraint: Constraint<'s>,
+}
+
+impl fmt::Display for Violation<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.len == 0 {
+            f.write_str("/")?;
+        }
+        for seg in self
+            .path
+            .segs
+            .iter()
+            .take(self.path.len.min(MAX_PATH))
+            .flatten()
+        {
+            f.write_str("/")?;
+            match seg {
+                Seg::Key(k) => {
+                    for c in k.chars() {
+                        pointer_char(f, c)?;
+                    }
+                }
+                Seg::Name(n) => {
+                    for c in n.chars() {
+                        pointer_char(f, c)?;
+                    }
+                }
+                Seg::Index(i) => Decimal::from(*i).fmt(f)?,
+            }
+        }
+        if self.path.len > MAX_PATH {
+            f.write_str("/...")?;
+        }
+        // Plain `write_str` and `Display::fmt` calls rather than `write!`:
+        // no format arguments to build, less flash on a microcontroller.
+        // `text`, then a value, then `tail`: plain `write_str`/`fmt` calls
+        // rather than `write!` (no format arguments, less flash).
+        let count;
+        let (text, then, tail): (&str, Option<&dyn fmt::Display>, &str) = match &self.constraint {
+            Constraint::Type(t) => (" must be of type ", Some(t), ""),
+            Constraint::Required => (" is required", None, ""),
+            Constraint::NotAllowed => (" is not an allowed property", None, ""),
+            Constraint::Duplicate => (" appears more than once", None, ""),
+            Constraint::Enum(values) => {
+                f.write_str(" must be one of ")?;
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    v.fmt(f)?;
+                }
+                return Ok(());
+            }
+            Constraint::Const(v) => (" must be ", Some(v), ""),
+            Constraint::Minimum(b) => (" must be >= ", Some(b), ""),
+            Constraint::Maximum(b) => (" must be <= ", Some(b), ""),
+            Constraint::ExclusiveMinimum(b) => (" must be > ", Some(b), ""),
+            Constraint::ExclusiveMaximum(b) => (" must be < ", Some(b), ""),
+            Constraint::MultipleOf(m) => {
+                count = Decimal::from(*m);
+                (" must be a multiple of ", Some(&count), "")
+            }
+            Constraint::MinLength(n)
+            | Constraint::MaxLength(n)
+            | Constraint::MinItems(n)
+            | Constraint::MaxItems(n) => {
+                count = Decimal::from(*n);
+                let (text, tail) = match self.constraint {
+                    Constraint::MinLength(_) => (" must be at least ", " characters long"),
+                    Constraint::MaxLength(_) => (" must be at most ", " characters long"),
+                    Constraint::MinItems(_) => (" must have at least ", " items"),
+                    _ => (" must have at most ", " items"),
+                };
+                (text, Some(&count), tail)
+            }
+            Constraint::TooDeep => (" is nested too deeply", None, ""),
+        };
+        f.write_str(text)?;
+        if let Some(d) = then {
+            d.fmt(f)?;
+        }
+        f.write_str(tail)
+    }
+}
+
+/// JSON Pointer escaping (`~` → `~0`, `/` → `~1`).
+fn pointer_char(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
+    match c {
+        '~' => f.write_str("~0"),
+        '/' => f.write_str("~1"),
+        c => fmt::Write::write_char(f, c),
+    }
+}

@@ -1,0 +1,10 @@
+use picomcp::PromptArgs;
+
+#[derive(PromptArgs, serde::Deserialize)]
+struct Args<'a> {
+    #[serde(rename = "type")]
+    #[mcp(rename = "kind")]
+    kind: &'a str,
+}
+
+fn main() {}
