@@ -319,16 +319,16 @@ mod tests {
         }
         // The other alphabet's symbols are refused where only one is allowed.
         assert_eq!(
-            base64_decode_in_place(&mut *b"a+b/".to_vec(), Alphabet::Url),
+            base64_decode_in_place(&mut b"a+b/".to_vec(), Alphabet::Url),
             None
         );
         assert_eq!(
-            base64_decode_in_place(&mut *b"a-b_".to_vec(), Alphabet::Standard),
+            base64_decode_in_place(&mut b"a-b_".to_vec(), Alphabet::Standard),
             None
         );
         // 4k + 1 symbols cannot be whole bytes.
         assert_eq!(
-            base64_decode_in_place(&mut *b"abcde".to_vec(), Alphabet::Url),
+            base64_decode_in_place(&mut b"abcde".to_vec(), Alphabet::Url),
             None
         );
         let mut bad = Base64Decoder::new(b"a!bc", Alphabet::Either);

@@ -8,17 +8,23 @@
 //!
 //! # Layers
 //!
-//! | layer | module | job |
+//! Data flows top to bottom on the way in and back up on the way out. A
+//! module imports only from its own row or rows below it (never from a row
+//! above, and never in a cycle); `scripts/layout.py` checks this in CI from
+//! the same table.
+//!
+//! | layer | modules | job |
 //! |---|---|---|
-//! | transport | [`transport`] | move bytes (`embedded-io`; stdio under `std`) |
-//! | framing | [`wire::frame`] | newline frames in a fixed buffer: Partial / Complete / Overflow |
-//! | JSON | [`wire::json`] | one validating, depth-bounded pass; borrowed views; in-place unescaping |
-//! | envelope | [`wire::envelope`] | JSON-RPC request / notification / response; ids kept verbatim |
-//! | MCP | [`mcp`] | versions, the per-version field table, method names, server identity |
-//! | schema | [`schema`] | JSON Schema subset as `const` data: emitted and checked |
-//! | handlers | [`tool`](mod@tool), [`resource`] | your code: descriptors, handler functions, reply writers |
-//! | server | [`server`] | lifecycle type-state, dispatch, capability negotiation |
-//! | emit | [`wire::emit`] | JSON written once, front to back, into the output buffer |
+//! | adapters | [`http`], [`transport`] | Streamable HTTP as a sans-IO mapping; the blocking and async serve loops (`embedded-io`; stdio under `std`) |
+//! | server | [`server`] | routing, lifecycle type-state, lists, the handler families, the one JSON-RPC answer writer |
+//! | derive kit | [`derive_support`] | what `tool!` and the derives expand to |
+//! | handlers | [`tool`](mod@tool), [`resource`], [`prompt`] | your code: descriptors, handler functions, reply writers |
+//! | handler kit | [`content`], [`mrtr`], [`completion`] | content blocks, `input_required` answers, completions |
+//! | context | (private) | the request context every handler writes through, and the `Done` proof |
+//! | vocabulary | [`mcp`], [`schema`], (private) seal | versions and the per-version field table, the 2026-07-28 envelope ([`mcp::envelope`]), method names, identity; JSON Schema as `const` data, emitted and checked; the HMAC tags of request state and cursors |
+//! | errors | [`error`] | error codes, protocol and tool errors, transport errors |
+//! | wire | [`wire::frame`], [`wire::json`], [`wire::envelope`], [`wire::de`], [`wire::emit`] | newline frames (Partial / Complete / Overflow); one validating, depth-bounded JSON pass with borrowed views and in-place unescaping; JSON-RPC views with ids kept verbatim; serde over borrowed frames; JSON written once, front to back |
+//! | codecs | [`codec`] | decimal, base64 and hex, importing nothing |
 //!
 //! # Drive loop
 //!

@@ -72,7 +72,7 @@
 //! # One validation
 //!
 //! The body is validated once, under the server's
-//! [`Limits`](crate::wire::json::Limits) ([`Server::limits`]); the era, the
+//! [`Limits`] ([`Server::limits`]); the era, the
 //! header checks and the core all read it through the outline recorded by
 //! that one pass. A body that is not acceptable JSON is `400` with the
 //! core's `-32700` answer, whatever the era.

@@ -46,7 +46,7 @@ impl SessionHex {
     }
 }
 
-/// Where handshake-era sessions live. See the [module docs](self#sessions).
+/// Where handshake-era sessions live. See the [module docs](super#sessions).
 pub trait SessionStore {
     /// The session's connection state (a copy), marking it used at `now`;
     /// `None` if there is no such session.

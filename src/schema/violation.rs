@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::{Bound, Literal, Types};
+use super::vocab::{Bound, Literal, Types};
 use crate::wire::emit::Decimal;
 use crate::wire::json::JsonStr;
 

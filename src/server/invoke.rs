@@ -294,3 +294,123 @@ impl<'s, S> Server<'s, S> {
         Self::finish_input_required(body_start, track, resp)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::mcp::ServerInfo;
+    use crate::wire::emit::Writer;
+
+    static SERVER: Server<'static, u32> = Server::new(ServerInfo::new("t", "1"), 7);
+
+    fn ready() -> Session<Ready> {
+        let client = ClientCapabilities {
+            elicitation: true,
+            ..ClientCapabilities::default()
+        };
+        Session::new().initialize(ProtocolVersion::V2025_06_18, client)
+    }
+
+    fn facts() -> RequestFacts<'static> {
+        RequestFacts {
+            progress: None,
+            notify: None,
+            named: NamedSpans::default(),
+        }
+    }
+
+    #[test]
+    fn run_handler_opens_the_result_lends_the_context_and_takes_the_writer_back() {
+        let mut buf = [0u8; 256];
+        let mut w = Writer::new(&mut buf);
+        let mut resp = Out::begin(&mut w, Some(b"1"));
+        let mut info = RequestInfo::handshake(&ready(), false, facts());
+        let mut seen = 0u32;
+        let (outcome, ran) = SERVER.run_handler(
+            &mut resp,
+            &mut info,
+            &Mrtr::NONE,
+            &mut seen,
+            |mut ctx, seen| {
+                // The context is at the start of the result body, with the
+                // request's facts.
+                assert_eq!(ctx.w.len(), ctx.body_start);
+                assert_eq!(ctx.version, ProtocolVersion::V2025_06_18);
+                assert!(ctx.client.elicitation && !ctx.client.sampling);
+                assert_eq!(ctx.log_level, None);
+                *seen = 1;
+                ctx.w.raw(b"\"x\":1");
+                let _done = ctx.finish();
+                "outcome"
+            },
+        );
+        assert_eq!((outcome, seen), ("outcome", 1));
+        assert!(ran.track.finished && !ran.track.input_required && !ran.track.state_error);
+        // The writer continues where the handler's context left it.
+        assert_eq!(resp.w.len(), ran.body_start + 5);
+        assert_eq!(
+            &resp.w.as_bytes()[..resp.w.len()],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"x\":1"
+        );
+    }
+
+    #[test]
+    fn run_handler_records_an_unfinished_or_early_return() {
+        let mut buf = [0u8; 128];
+        let mut w = Writer::new(&mut buf);
+        let mut resp = Out::begin(&mut w, Some(b"\"a\""));
+        let mut info = RequestInfo::handshake(&ready(), true, facts());
+        let ((), ran) =
+            SERVER.run_handler(&mut resp, &mut info, &Mrtr::NONE, &mut (), |ctx, ()| {
+                // Logging is on: the session's default level filters.
+                assert!(ctx.log_level.is_some());
+            });
+        assert!(!ran.track.finished);
+        assert_eq!(resp.w.len(), ran.body_start);
+        // And the close turns it into -32603.
+        let wrote =
+            Server::<u32>::close_handled(resp, &ran.track, false, ran.body_start, None, "test");
+        assert_eq!(wrote, Wrote::Error(INTERNAL_ERROR));
+        let text = core::str::from_utf8(&buf).unwrap().trim_end_matches('\0');
+        assert!(
+            text.contains("test handler returned without finishing its answer"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_modern_request_takes_its_facts_from_the_envelope() {
+        let v = Value::trusted(
+            br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"error"}}"#,
+        );
+        let modern = crate::mcp::envelope::check(false, Some(v)).unwrap();
+        let on = RequestInfo::modern(modern, true, facts());
+        assert!(on.is_modern());
+        assert_eq!(on.version(), ProtocolVersion::V2026_07_28);
+        assert_eq!(on.log_level, Some(LogLevel::Error));
+        assert!(on.client.sampling);
+        // Without server logging, no log level whatever the envelope says.
+        let off = RequestInfo::modern(modern, false, facts());
+        assert_eq!(off.log_level, None);
+    }
+
+    #[test]
+    fn mrtr_input_refuses_a_state_without_a_key_or_that_does_not_verify() {
+        let mut raw = *b"AAAA";
+        assert!(Server::<u32>::mrtr_input(None, Some(&mut raw), None).is_err());
+        let binding = Binding {
+            key: b"k",
+            method: "tools/call",
+            name: [b"t"],
+            args: crate::seal::digest_json(b"{}"),
+        };
+        let mut raw = *b"AAAA";
+        assert!(Server::<u32>::mrtr_input(Some(binding), Some(&mut raw), None).is_err());
+        let mut responses = *br#"{"k":{"action":"accept"}}"#;
+        let input = Server::<u32>::mrtr_input(Some(binding), None, Some(&mut responses)).unwrap();
+        assert_eq!(input.state, None);
+        assert!(input.response("k").is_some() && input.response("x").is_none());
+    }
+}

@@ -35,7 +35,7 @@
 //! # Per-version shaping
 //!
 //! Every descriptor and result is written through the one table in
-//! [`ProtocolVersion::fields`]: a client never receives a field its version
+//! [`ProtocolVersion::fields`](crate::mcp::ProtocolVersion::fields): a client never receives a field its version
 //! does not define. Audio and resource links become text blocks for versions
 //! without them; `structuredContent` is left out before 2025-06-18 (a text
 //! block carries the same JSON).

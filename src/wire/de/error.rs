@@ -8,7 +8,7 @@ use serde::de::{self, Expected, Unexpected};
 #[non_exhaustive]
 pub enum DeError {
     /// The input is not valid JSON (or exceeds the limits); see
-    /// [`json::validate`].
+    /// [`json::validate`](crate::wire::json::validate).
     #[error("invalid json")]
     Syntax,
     /// The input ended early.
