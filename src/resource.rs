@@ -414,6 +414,17 @@ impl fmt::Display for PercentStr<'_> {
     }
 }
 
+/// Where `needle` first occurs in `hay`: a plain window search. The needle
+/// is a template's short literal, so this is fast enough, and it keeps core's
+/// two-way substring searcher (about 300 B of flash) out of the image.
+fn find_str(hay: &str, needle: &str) -> Option<usize> {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    if needle.is_empty() {
+        return Some(0);
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
 /// Match `uri` against an RFC 6570 `template` (`{var}` and `{+var}`).
 pub fn match_template<'t, 'a>(template: &'t str, uri: &'a str) -> Option<Vars<'a>>
 where
@@ -448,7 +459,7 @@ where
                 } else if next_lit.is_empty() {
                     return None; // adjacent variables: ambiguous
                 } else {
-                    u.find(next_lit)?
+                    find_str(u, next_lit)?
                 };
                 let value = u.get(..end)?;
                 let forbidden: &[char] = if reserved { &[] } else { &['/', '?', '#'] };

@@ -10,25 +10,12 @@ use crate::mcp::{ClientCapabilities, Era, LogLevel, ProtocolVersion, client_capa
 use crate::wire::emit::Writer;
 use crate::wire::json::{JsonStr, Kind, Value};
 
-/// The envelope keys, as literals (messages are built with `concat!`).
-macro_rules! key {
-    (version) => {
-        "io.modelcontextprotocol/protocolVersion"
-    };
-    (capabilities) => {
-        "io.modelcontextprotocol/clientCapabilities"
-    };
-    (log_level) => {
-        "io.modelcontextprotocol/logLevel"
-    };
-}
-
 /// `params._meta` key: the request's protocol version.
-pub const PROTOCOL_VERSION_KEY: &str = key!(version);
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 /// `params._meta` key: the client's capabilities.
-pub const CLIENT_CAPABILITIES_KEY: &str = key!(capabilities);
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 /// `params._meta` key: the log level this request asks for.
-pub const LOG_LEVEL_KEY: &str = key!(log_level);
+pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 /// The `_meta` key carrying the server identity on 2026-07-28 results.
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
@@ -71,18 +58,32 @@ impl Modern {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fault<'a> {
     pub(crate) code: ErrorCode,
-    pub(crate) message: &'static str,
+    /// The message, in pieces (the keys are written once in the image, not
+    /// once per message that names them).
+    pub(crate) message: Pieces,
     /// `Some`: answer with `data: {"supported": [...], "requested": R}`.
     pub(crate) requested: Option<Option<JsonStr<'a>>>,
 }
 
-const fn fault(code: ErrorCode, message: &'static str) -> Fault<'static> {
+/// A message made of static pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pieces(pub(crate) &'static [&'static str]);
+
+impl core::fmt::Display for Pieces {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.iter().try_for_each(|p| f.write_str(p))
+    }
+}
+
+const fn fault(code: ErrorCode, message: &'static [&'static str]) -> Fault<'static> {
     Fault {
         code,
-        message,
+        message: Pieces(message),
         requested: None,
     }
 }
+
+const MISSING: &str = "params._meta is missing the required envelope key(s): ";
 
 /// The ladder: `_meta` present, both keys present, the version a string we
 /// speak, the capabilities an object, the log level (if any) known.
@@ -99,7 +100,9 @@ pub(crate) fn check<'a>(
             requested: Some(requested),
             ..fault(
                 UNSUPPORTED_PROTOCOL_VERSION,
-                "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
+                &[
+                    "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
+                ],
             )
         });
     }
@@ -109,13 +112,13 @@ pub(crate) fn check<'a>(
     else {
         return Err(fault(
             INVALID_PARAMS,
-            concat!(
+            &[
                 "params._meta must be an object carrying the required '",
-                key!(version),
+                PROTOCOL_VERSION_KEY,
                 "' and '",
-                key!(capabilities),
-                "' envelope keys"
-            ),
+                CLIENT_CAPABILITIES_KEY,
+                "' envelope keys",
+            ],
         ));
     };
     let (version, caps) = (
@@ -127,37 +130,20 @@ pub(crate) fn check<'a>(
         (None, None) => {
             return Err(fault(
                 INVALID_PARAMS,
-                concat!(
-                    "params._meta is missing the required envelope key(s): ",
-                    key!(version),
-                    ", ",
-                    key!(capabilities)
-                ),
+                &[MISSING, PROTOCOL_VERSION_KEY, ", ", CLIENT_CAPABILITIES_KEY],
             ));
         }
         (None, Some(_)) => {
-            return Err(fault(
-                INVALID_PARAMS,
-                concat!(
-                    "params._meta is missing the required envelope key(s): ",
-                    key!(version)
-                ),
-            ));
+            return Err(fault(INVALID_PARAMS, &[MISSING, PROTOCOL_VERSION_KEY]));
         }
         (Some(_), None) => {
-            return Err(fault(
-                INVALID_PARAMS,
-                concat!(
-                    "params._meta is missing the required envelope key(s): ",
-                    key!(capabilities)
-                ),
-            ));
+            return Err(fault(INVALID_PARAMS, &[MISSING, CLIENT_CAPABILITIES_KEY]));
         }
     };
     let Some(version) = version.as_str() else {
         return Err(fault(
             INVALID_PARAMS,
-            "the protocol-version envelope value must be a string",
+            &["the protocol-version envelope value must be a string"],
         ));
     };
     if !ProtocolVersion::MODERN
@@ -166,13 +152,16 @@ pub(crate) fn check<'a>(
     {
         return Err(Fault {
             requested: Some(Some(version)),
-            ..fault(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+            ..fault(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                &["Unsupported protocol version"],
+            )
         });
     }
     if caps.kind() != Kind::Object {
         return Err(fault(
             INVALID_PARAMS,
-            "the client-capabilities envelope value must be an object",
+            &["the client-capabilities envelope value must be an object"],
         ));
     }
     let log_level = match meta.get(LOG_LEVEL_KEY) {
@@ -182,7 +171,7 @@ pub(crate) fn check<'a>(
             None => {
                 return Err(fault(
                     INVALID_PARAMS,
-                    concat!("Invalid log level in ", key!(log_level)),
+                    &["Invalid log level in ", LOG_LEVEL_KEY],
                 ));
             }
         },
@@ -212,9 +201,15 @@ mod tests {
     use super::*;
     use crate::error::UNSUPPORTED_PROTOCOL_VERSION;
 
-    fn run(params: &[u8]) -> Result<Modern, (i32, &'static str, bool)> {
+    fn run(params: &[u8]) -> Result<Modern, (i32, std::string::String, bool)> {
         let v = Value::parse(params, &crate::wire::json::Limits::DEFAULT).unwrap();
-        check(false, Some(v)).map_err(|f| (f.code.get(), f.message, f.requested.is_some()))
+        check(false, Some(v)).map_err(|f| {
+            (
+                f.code.get(),
+                std::format!("{}", f.message),
+                f.requested.is_some(),
+            )
+        })
     }
 
     #[test]
