@@ -8,7 +8,7 @@
 # Usage, from the repo root:
 #   scripts/interop.sh                                   # target/release/examples/bookshop
 #   scripts/interop.sh target/release/examples/bookshop --page-size 2
-#   scripts/interop.sh target/interop-venv/bin/python /work/shared/mcp/vectors/bookshop.py
+#   scripts/interop.sh target/interop-venv/bin/python tests/data/vectors/bookshop.py
 #
 # The server command is given as this script's arguments (one argv word each).
 # The venv lives at ${PICOMCP_VENV:-target/interop-venv} and is created on first use.

@@ -112,7 +112,7 @@ fn line_length_at_the_limit_and_one_past() {
 #[test]
 fn jsontestsuite_through_the_server() {
     static S: Server<'static, shop::Shop> = shop::server();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/jsontestsuite");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/jsontestsuite");
     let mut counts = std::collections::BTreeMap::<String, (u32, u32)>::new();
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
