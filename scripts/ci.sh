@@ -32,9 +32,10 @@ step "no_std build for thumbv7em-none-eabihf"
 cargo build --lib --no-default-features --target thumbv7em-none-eabihf
 
 step "interop: the official MCP Python SDK client drives the bookshop (both eras)"
-cargo build --release --example bookshop
-scripts/interop.sh target/release/examples/bookshop
-scripts/interop.sh target/release/examples/bookshop --page-size 1
+cargo build --release -p bookshop
+bookshop=${CARGO_TARGET_DIR:-target}/release/bookshop
+scripts/interop.sh "$bookshop"
+scripts/interop.sh "$bookshop" --page-size 1
 
 step "embedded: no_std targets, the firmware under QEMU, its footprint"
 # Budgets: flash <= 64 KiB, static RAM + peak stack <= 16 KiB (the

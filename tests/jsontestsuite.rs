@@ -12,7 +12,10 @@ use std::{fs, thread};
 use picomcp::wire::json::{JsonError, Kind, Limits, Value, validate};
 
 fn suite_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/jsontestsuite"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/jsontestsuite"
+    ))
 }
 
 fn load() -> Vec<(String, Vec<u8>)> {

@@ -21,7 +21,7 @@
 //!   the answers must match that list exactly.
 #![no_main]
 
-#[path = "../../examples/bookshop/shop.rs"]
+#[path = "../../examples/bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
 mod util;

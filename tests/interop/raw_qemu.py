@@ -5,7 +5,7 @@ Starts QEMU with the firmware, writes JSON-RPC lines to its UART (QEMU's
 stdin) and checks the exact lines that come back (QEMU's stdout)::
 
     python3 tests/interop/raw_qemu.py --elf target/firmware/thumbv7m-none-eabi/release/bookshop-firmware
-    python3 tests/interop/raw_qemu.py --elf ELF --host target/release/examples/bookshop --stack-out stack.txt
+    python3 tests/interop/raw_qemu.py --elf ELF --host target/release/bookshop --stack-out stack.txt
     python3 tests/interop/raw_qemu.py -- qemu-system-arm -machine lm3s6965evb ... -kernel ELF
 
 Checks (lockstep: one line, then its answers):

@@ -1,11 +1,11 @@
 //! The bookshop MCP server over stdio.
 //!
 //! ```sh
-//! cargo run --release --example bookshop
+//! cargo run --release -p bookshop
 //! ```
 //!
 //! Then type (or pipe) one JSON-RPC message per line, or point an MCP client
-//! at the binary (`target/release/examples/bookshop`). Options:
+//! at the binary (`target/release/bookshop`). Options:
 //! `--page-size N` (list page size, default: only the buffer ends a page),
 //! `--max-message BYTES` (input buffer, default 1 MiB) and
 //! `--max-response BYTES` (output buffer, default 256 KiB).
