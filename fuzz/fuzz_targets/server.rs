@@ -41,7 +41,7 @@ use util::{Frame, is_ws, reference_frames};
 
 static SERVER: Server<'static, shop::Shop> = shop::server();
 
-/// Input buffer: the largest message, terminator included.
+/// Input buffer: the largest message, terminator not counted.
 const IN_CAP: usize = 512;
 /// Output buffer: the largest answer.
 const OUT_CAP: usize = 2048;

@@ -38,7 +38,7 @@ use cortex_m_semihosting::{debug, hio};
 use picomcp::Server;
 use picomcp::wire::emit::Decimal;
 
-/// Longest message, line terminator included.
+/// Longest message, line terminator (`\n` or `\r\n`) not counted.
 const INPUT_BYTES: usize = 2048;
 /// Longest answer, notifications included.
 const OUTPUT_BYTES: usize = 2048;
