@@ -53,29 +53,6 @@ enum Edge {
     FullCr,
 }
 
-/// What a full buffer's message is, given the byte after it.
-enum After {
-    /// The buffer is the whole message (without one trailing `\r` when
-    /// `strip_cr`: the `\r` of its `\r\n`).
-    Message { strip_cr: bool },
-    /// A `\r`: the byte after it decides.
-    CarriageReturn,
-    /// The message goes on: too long.
-    TooLong,
-}
-
-impl Edge {
-    fn after(self, byte: u8) -> After {
-        match (self, byte) {
-            (Edge::Full, b'\r') => After::CarriageReturn,
-            (_, b'\n') => After::Message {
-                strip_cr: self == Edge::Full,
-            },
-            _ => After::TooLong,
-        }
-    }
-}
-
 /// Cuts a byte stream into newline-terminated frames inside a fixed buffer.
 #[derive(Debug)]
 pub struct LineFramer<B> {
@@ -214,22 +191,24 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
     pub fn next_frame(&mut self) -> Status<'_> {
         if self.looked {
             self.looked = false;
-            let byte = self.look;
-            if self.edge == Edge::Open {
-                // Discarding into a zero-size buffer: a newline ends it.
-                if byte != b'\n' {
+            match (self.edge, self.look) {
+                // Discarding into a zero-size buffer (always full): a
+                // newline ends it.
+                (Edge::Open, byte) => {
+                    if byte == b'\n' {
+                        self.discarding = false;
+                        self.edge = Edge::Full;
+                    }
                     return Status::Partial;
                 }
-                self.discarding = false;
-            } else {
-                match self.edge.after(byte) {
-                    After::Message { strip_cr } => return self.take_full(strip_cr),
-                    After::CarriageReturn => {
-                        self.edge = Edge::FullCr;
-                        return Status::Partial;
-                    }
-                    After::TooLong => return self.overflow(),
+                (Edge::Full, b'\r') => {
+                    self.edge = Edge::FullCr;
+                    return Status::Partial;
                 }
+                // The buffer is the whole message; past `Full`, a `\r` at
+                // its end was the `\r` of its `\r\n`.
+                (edge, b'\n') => return self.take_full(edge == Edge::Full),
+                _ => return self.overflow(),
             }
         }
         if self.edge != Edge::Open {
@@ -280,36 +259,24 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
     /// At end of input: the buffered bytes of a last line that had no
     /// newline (without one trailing `\r`), if any: `None` when nothing, or
     /// only the tail of an oversized line, is left. Call it once
-    /// [`next_frame`](Self::next_frame) has returned `Partial`. Resets the
-    /// framer.
+    /// [`next_frame`](Self::next_frame) has returned `Partial` (a look-ahead
+    /// byte committed since is not examined). Resets the framer.
     pub fn finish(&mut self) -> Option<&mut [u8]> {
-        let (start, end, discarding) = (self.start, self.end, self.discarding);
-        let (edge, looked, look) = (self.edge, self.looked, self.look);
+        let (start, end, discarding, edge) = (self.start, self.end, self.discarding, self.edge);
         self.start = 0;
         self.end = 0;
         self.scanned = 0;
         self.discarding = false;
         self.edge = Edge::Open;
         self.looked = false;
-        // Past a full buffer, EOF ends the message there, unless the byte
-        // after it (not yet examined) made it too long.
-        let strip_cr = match (edge, looked) {
-            (Edge::FullCr, false) => false,
-            (Edge::Open | Edge::Full, false) => true,
-            (_, true) => match edge.after(look) {
-                After::Message { strip_cr } => strip_cr,
-                After::CarriageReturn => false,
-                After::TooLong => return None,
-            },
-        };
-        // A `\r` held past a full buffer is a last line even when the
-        // buffer is empty (zero-size).
-        if discarding || (start == end && edge != Edge::FullCr && !looked) {
+        // Past a full buffer and a `\r`, the buffer is the message (even an
+        // empty one, in a zero-size buffer) and the `\r` was its terminator.
+        if discarding || (start == end && edge != Edge::FullCr) {
             return None;
         }
         let buf = self.buf.as_mut();
         let mut line_end = end;
-        if strip_cr && line_end > start && buf.get(line_end - 1) == Some(&b'\r') {
+        if edge != Edge::FullCr && line_end > start && buf.get(line_end - 1) == Some(&b'\r') {
             line_end -= 1;
         }
         buf.get_mut(start..line_end)
