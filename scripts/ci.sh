@@ -64,12 +64,16 @@ fi
 
 step "self-contained: a clone in an empty folder runs the tests that read tests/data"
 # A clone of HEAD (commit first: uncommitted changes are not in it), in a
-# fresh temporary folder where nothing lies beside the checkout; the target
-# directory is shared to keep it cheap. Then the fuzz seeding (no nightly).
+# fresh temporary folder where nothing lies beside the checkout. Then the
+# fuzz seeding (no nightly). Its own target directory, kept for the next
+# run: cargo names a workspace's artifacts by paths relative to the
+# workspace, so a clone building into this checkout's target directory
+# would leave binaries that this checkout then takes for fresh (with the
+# clone's CARGO_MANIFEST_DIR compiled in, and HEAD's sources).
 clone=$(mktemp -d)
 git clone -q . "$clone/picomcp"
-(cd "$clone/picomcp" && CARGO_TARGET_DIR=$target_dir cargo test --test jsontestsuite \
-    --test vectors --test limits && bash fuzz/seed.sh)
+(cd "$clone/picomcp" && CARGO_TARGET_DIR=$target_dir/self-contained cargo test \
+    --test jsontestsuite --test vectors --test limits && bash fuzz/seed.sh)
 rm -rf "$clone"
 
 step "cargo test --workspace"

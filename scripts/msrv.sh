@@ -17,7 +17,10 @@
 # rust-version (listed as "undeclared").
 #
 # Usage: scripts/msrv.sh    (from anywhere; runs in the repo root).
-# CARGO_TARGET_DIR is honoured and shared with the clone.
+# CARGO_TARGET_DIR is honoured; the clone builds into its msrv-probe/
+# subdirectory (never into this checkout's: cargo would take the probe
+# clone's artifacts for this checkout's, their paths being the same
+# relative to the workspace).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 target_dir=$(realpath -m "${CARGO_TARGET_DIR:-target}")
@@ -88,7 +91,7 @@ pub fn msrv_probe(x: &u8) -> core::ptr::NonNull<u8> {
 }
 RS
 log=$clone/clippy.txt
-if (cd "$clone/picomcp" && CARGO_TARGET_DIR=$target_dir cargo clippy -q --lib) >"$log" 2>&1; then
+if (cd "$clone/picomcp" && CARGO_TARGET_DIR=$target_dir/msrv-probe cargo clippy -q --lib) >"$log" 2>&1; then
     cat "$log"
     echo "msrv: clippy accepted an API newer than rust-version $msrv: incompatible_msrv is not denied" >&2
     exit 1
