@@ -34,7 +34,7 @@ use picomcp::wire::json::{Limits, Value};
 use picomcp::{Connection, Server};
 use serde_json::{Value as Json, json};
 
-#[path = "../examples/bookshop/shop.rs"]
+#[path = "../examples/bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
 

@@ -11,7 +11,7 @@
 
 #[path = "http/serve.rs"]
 mod serve;
-#[path = "bookshop/shop.rs"]
+#[path = "bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
 

@@ -3,11 +3,11 @@
 //! Builds nothing: point it at a release build of the bookshop.
 //!
 //! ```sh
-//! cargo build --release --example bookshop --example throughput
+//! cargo build --release -p bookshop && cargo build --release --example throughput
 //! target/release/examples/throughput [BOOKSHOP] [--n 10000]
 //! ```
 //!
-//! `BOOKSHOP` defaults to `target/release/examples/bookshop`. After
+//! `BOOKSHOP` defaults to `target/release/bookshop`. After
 //! `initialize` + `notifications/initialized` it pipelines N request lines
 //! (fixed-seed LCG mix: 70% `tools/call` hits, 8% unknown titles, 8% schema
 //! errors, 5% `tools/list`, 5% `resources/read`, 4% `ping`), written from one
@@ -38,7 +38,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const DEFAULT_BIN: &str = "target/release/examples/bookshop";
+const DEFAULT_BIN: &str = "target/release/bookshop";
 const DEFAULT_N: u64 = 10_000;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"throughput","version":"1"}}}"#;
@@ -294,7 +294,7 @@ fn main() -> ExitCode {
     let n = args.n;
     if !std::path::Path::new(&args.bin).is_file() {
         eprintln!(
-            "throughput: no binary at {} (build it: cargo build --release --example bookshop)",
+            "throughput: no binary at {} (build it: cargo build --release -p bookshop)",
             args.bin
         );
         return ExitCode::FAILURE;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fill fuzz/corpus/<target>/ with seeds from the shared test data:
-#   ../shared/mcp/vectors/*.jsonl  client-to-server messages (re-serialized
-#                                  compactly; unparsable ones as captured)
-#   ../shared/jsontestsuite/       the JSONTestSuite files
+# Fill fuzz/corpus/<target>/ with seeds from the repository's test data
+# (tests/data/, see its README):
+#   tests/data/vectors/*.jsonl  client-to-server messages (re-serialized
+#                               compactly; unparsable ones as captured)
+#   tests/data/jsontestsuite/   the JSONTestSuite files
 # json/schema get one file per message / suite file (plus tool arguments),
 # server gets each scenario's messages as one newline-separated session,
 # framer gets the sessions behind a few (chunk size, buffer size) headers.
@@ -10,13 +11,15 @@
 # committed (fuzz/corpus is in .gitignore).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-shared=${PICOMCP_SHARED:-../../shared}
-python3 - "$shared" <<'PY'
+python3 - ../tests/data <<'PY'
 import hashlib, json, os, sys
 
-shared = sys.argv[1]
-vectors = os.path.join(shared, "mcp", "vectors")
-suite = os.path.join(shared, "jsontestsuite")
+root = sys.argv[1]
+vectors = os.path.join(root, "vectors")
+suite = os.path.join(root, "jsontestsuite")
+for d in (vectors, suite):
+    if not os.path.isdir(d):
+        sys.exit(f"seed: no test data at {d}")
 MAX = 4096  # the -max_len the targets run with
 
 def put(target, data):
@@ -44,37 +47,34 @@ def compact(raw_line):
         return None
 
 sessions = []
-if os.path.isdir(vectors):
-    for name in sorted(os.listdir(vectors)):
-        if not name.endswith(".jsonl"):
-            continue
-        msgs = []
-        with open(os.path.join(vectors, name), "rb") as f:
-            for raw in f:
-                if raw.strip():
-                    m = compact(raw)
-                    if m is not None and b"\n" not in m:
-                        msgs.append(m)
-        for m in msgs:
-            put("json", m)
-            put("schema", m)
-            try:
-                args = json.loads(m).get("params", {}).get("arguments")
-            except (ValueError, AttributeError):
-                args = None
-            if isinstance(args, dict):
-                put("schema", json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode())
-        # Sessions, split to stay under MAX.
-        chunk = b""
-        for m in msgs:
-            if chunk and len(chunk) + len(m) + 1 > MAX:
-                sessions.append(chunk)
-                chunk = b""
-            chunk += m + b"\n"
-        if chunk:
+for name in sorted(os.listdir(vectors)):
+    if not name.endswith(".jsonl"):
+        continue
+    msgs = []
+    with open(os.path.join(vectors, name), "rb") as f:
+        for raw in f:
+            if raw.strip():
+                m = compact(raw)
+                if m is not None and b"\n" not in m:
+                    msgs.append(m)
+    for m in msgs:
+        put("json", m)
+        put("schema", m)
+        try:
+            args = json.loads(m).get("params", {}).get("arguments")
+        except (ValueError, AttributeError):
+            args = None
+        if isinstance(args, dict):
+            put("schema", json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode())
+    # Sessions, split to stay under MAX.
+    chunk = b""
+    for m in msgs:
+        if chunk and len(chunk) + len(m) + 1 > MAX:
             sessions.append(chunk)
-else:
-    print(f"seed: no vectors at {vectors}", file=sys.stderr)
+            chunk = b""
+        chunk += m + b"\n"
+    if chunk:
+        sessions.append(chunk)
 
 for s in sessions:
     put("server", s)
@@ -84,16 +84,13 @@ for s in sessions:
     for hdr in (b"\x00\x00", b"\x01\x20", b"\x0e\x38", b"\x51\x90", b"\xc7\xa0", b"\xff\xff"):
         put("framer", (hdr + s)[:MAX])
 
-if os.path.isdir(suite):
-    for name in sorted(os.listdir(suite)):
-        if name.endswith(".json"):
-            with open(os.path.join(suite, name), "rb") as f:
-                data = f.read()
-            put("json", data)
-            put("schema", data)
-            put("server", data + b"\n")
-else:
-    print(f"seed: no JSONTestSuite at {suite}", file=sys.stderr)
+for name in sorted(os.listdir(suite)):
+    if name.endswith(".json"):
+        with open(os.path.join(suite, name), "rb") as f:
+            data = f.read()
+        put("json", data)
+        put("schema", data)
+        put("server", data + b"\n")
 
 for t in ("framer", "json", "schema", "server"):
     d = os.path.join("corpus", t)

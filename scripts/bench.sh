@@ -55,8 +55,9 @@ for b in schema/top_n3 schema/object_8_properties framer/read_1 framer/read_64 f
         printf "%-26s %6d %12.1f ns  %8.1f MiB/s\n", n, b, t, b / t * 1e9 / 1048576 }'
 done
 
-step "cargo build --release --example bookshop --example throughput"
-cargo build --release --example bookshop --example throughput
+step "cargo build --release -p bookshop; cargo build --release --example throughput"
+cargo build --release -p bookshop
+cargo build --release --example throughput
 
 # Full mode runs each size three times: on a shared VM one run can land in
 # a burst of the neighbours' load (see steal_pct).
@@ -66,7 +67,7 @@ results=()
 for n in "${sizes[@]}"; do
     for _ in $(seq "$runs"); do
         step "throughput N=$n"
-        line=$("$target_dir/release/examples/throughput" "$target_dir/release/examples/bookshop" --n "$n")
+        line=$("$target_dir/release/examples/throughput" "$target_dir/release/bookshop" --n "$n")
         echo "$line"
         results+=("$line")
     done

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Every test and check picomcp has. Installs what it needs: rustup targets
 # and components, a Python venv with the official MCP SDK (interop), QEMU
-# (firmware), Node 22 and the MCP conformance suite from npm, cargo-fuzz.
+# (firmware), Node 22 and the MCP conformance suite from npm, cargo-fuzz,
+# cargo-hack.
 # Usage: scripts/ci.sh            (from anywhere; runs in the repo root)
 #   PICOMCP_CI_QUICK=1            skip the long stages (fuzzing, Miri, benches)
+# Reads nothing outside the checkout but what it installs: the test data is
+# in tests/data/, and the "self-contained" steps below prove it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+target_dir=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 
 step() { printf '\n==> %s (%s s)\n' "$*" "$(( $(date +%s) - started ))"; }
 started=$(date +%s)
@@ -22,19 +26,71 @@ cargo fmt --all -- --check
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "cargo clippy -D warnings for thumbv7em-none-eabihf (the no_std feature sets)"
+for features in "" defmt,embedded-io-async,derive log,embedded-io-async,derive; do
+    echo "-- features: ${features:-none}"
+    cargo clippy --lib --no-default-features --features "$features" \
+        --target thumbv7em-none-eabihf -- -D warnings
+done
+
+step "every feature combination of the library (cargo hack, host, no dev-dependencies)"
+command -v cargo-hack >/dev/null || cargo install cargo-hack --locked
+# defmt and log are mutually exclusive (a compile_error! says so; checked
+# just below): the powerset of std, defmt, log, embedded-io-async, derive
+# without the two together (`default` is empty) is 24 `cargo check`s of the
+# library alone. --no-dev-deps edits Cargo.toml while it runs, and restores it.
+cargo hack check -p picomcp --lib --feature-powerset --no-dev-deps \
+    --exclude-features default --mutually-exclusive-features defmt,log
+if cargo check -q --lib --features defmt,log 2>"$target_dir/defmt-log.txt" ||
+    ! grep -q "mutually exclusive" "$target_dir/defmt-log.txt"; then
+    echo "ci: features defmt + log must be refused with a compile_error!" >&2
+    exit 1
+fi
+
+step "MSRV: rust-version 1.88 kept honest without a 1.88 toolchain"
+# clippy's incompatible_msrv (denied in Cargo.toml) flags std/core APIs newer
+# than rust-version; scripts/msrv.sh proves it fires on our crate and that no
+# normal dependency of the library declares a newer rust-version.
+scripts/msrv.sh
+
+step "self-contained: no path outside the checkout"
+# Tests, scripts and tools read the repository only: no path into the
+# shared folder beside the checkout, no absolute path of the development
+# machine. (Each pattern is written so that it does not match itself.)
+if git grep -n -e '\.\./shared' -e '/wor[k]/' -- tests fuzz benches scripts src examples; then
+    echo "ci: the lines above point outside the checkout" >&2
+    exit 1
+fi
+
+step "self-contained: a clone in an empty folder runs the tests that read tests/data"
+# A clone of HEAD (commit first: uncommitted changes are not in it), in a
+# fresh temporary folder where nothing lies beside the checkout. Then the
+# fuzz seeding (no nightly). Its own target directory, kept for the next
+# run: cargo names a workspace's artifacts by paths relative to the
+# workspace, so a clone building into this checkout's target directory
+# would leave binaries that this checkout then takes for fresh (with the
+# clone's CARGO_MANIFEST_DIR compiled in, and HEAD's sources).
+clone=$(mktemp -d)
+git clone -q . "$clone/picomcp"
+(cd "$clone/picomcp" && CARGO_TARGET_DIR=$target_dir/self-contained cargo test \
+    --test jsontestsuite --test vectors --test limits && bash fuzz/seed.sh)
+rm -rf "$clone"
+
 step "cargo test --workspace"
 cargo test --workspace
 
 step "cargo doc (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features std,derive,embedded-io-async
 
-step "no_std build for thumbv7em-none-eabihf"
+step "no_std build for thumbv7em-none-eabihf (no features; log)"
 cargo build --lib --no-default-features --target thumbv7em-none-eabihf
+cargo build --lib --no-default-features --features log --target thumbv7em-none-eabihf
 
 step "interop: the official MCP Python SDK client drives the bookshop (both eras)"
-cargo build --release --example bookshop
-scripts/interop.sh target/release/examples/bookshop
-scripts/interop.sh target/release/examples/bookshop --page-size 1
+cargo build --release -p bookshop
+bookshop=$target_dir/release/bookshop
+scripts/interop.sh "$bookshop"
+scripts/interop.sh "$bookshop" --page-size 1
 
 step "embedded: no_std targets, the firmware under QEMU, its footprint"
 # Budgets: flash <= 64 KiB, static RAM + peak stack <= 16 KiB (the

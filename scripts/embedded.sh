@@ -86,7 +86,7 @@ done
 step_done
 
 step "host bookshop (for the byte-for-byte comparison)"
-run cargo build --release --example bookshop
+run cargo build --release -p bookshop
 step_done
 
 step "QEMU"
@@ -109,7 +109,7 @@ for variant in plain defmt; do
     out=$tdir/firmware/stack-$variant.txt
     rm -f "$out"
     run timeout 120 python3 tests/interop/raw_qemu.py --elf "$elf" \
-        --host "$tdir/release/examples/bookshop" --stack-out "$out" "${extra[@]}"
+        --host "$tdir/release/bookshop" --stack-out "$out" "${extra[@]}"
     stack[$variant]=$(cat "$out" 2>/dev/null || echo "")
 done
 step_done

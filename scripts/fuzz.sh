@@ -7,7 +7,7 @@
 #   FUZZ_TARGETS="json server"   a subset (default: all four)
 #
 # Needs the nightly toolchain (exits 0 with a message when there is none) and
-# installs cargo-fuzz when missing. Seeds fuzz/corpus/ from ../shared (see
+# installs cargo-fuzz when missing. Seeds fuzz/corpus/ from tests/data (see
 # fuzz/seed.sh), builds every target, runs each for FUZZ_SECONDS, writes the
 # executions and result per target to target/fuzz-summary.txt (and stdout),
 # and fails if any target crashed (reproducer in fuzz/artifacts/<target>/,

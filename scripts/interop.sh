@@ -6,9 +6,9 @@
 # must adopt 2026-07-28; checks named modern.*, including the MRTR tool reserve).
 #
 # Usage, from the repo root:
-#   scripts/interop.sh                                   # target/release/examples/bookshop
-#   scripts/interop.sh target/release/examples/bookshop --page-size 2
-#   scripts/interop.sh target/interop-venv/bin/python /work/shared/mcp/vectors/bookshop.py
+#   scripts/interop.sh                                   # target/release/bookshop
+#   scripts/interop.sh target/release/bookshop --page-size 2
+#   scripts/interop.sh target/interop-venv/bin/python tests/data/vectors/bookshop.py
 #
 # The server command is given as this script's arguments (one argv word each).
 # The venv lives at ${PICOMCP_VENV:-target/interop-venv} and is created on first use.
@@ -29,9 +29,9 @@ echo "interop: installing $requirements into $venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
 
 if [ "$#" -eq 0 ]; then
-    set -- target/release/examples/bookshop
-    if [ ! -x target/release/examples/bookshop ]; then
-        echo "interop: warning: target/release/examples/bookshop not found (build the example first: cargo build --release --example bookshop)" >&2
+    set -- "${CARGO_TARGET_DIR:-target}/release/bookshop"
+    if [ ! -x "$1" ]; then
+        echo "interop: warning: $1 not found (build it first: cargo build --release -p bookshop)" >&2
     fi
 fi
 

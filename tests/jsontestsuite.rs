@@ -14,7 +14,7 @@ use picomcp::wire::json::{JsonError, Kind, Limits, Value, validate};
 fn suite_dir() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/jsontestsuite"
+        "/tests/data/jsontestsuite"
     ))
 }
 

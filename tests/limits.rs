@@ -85,7 +85,8 @@ fn configured_depth_items_and_string_length() {
 #[test]
 fn line_length_at_the_limit_and_one_past() {
     static S: Server<'static, shop::Shop> = shop::server();
-    // The input buffer holds the line and its newline.
+    // A buffer of `cap` bytes serves messages of up to `cap` bytes; the line
+    // terminator (`\n` or `\r\n`) is not counted.
     let cap = 128;
     let pad = |n: usize| {
         let base = r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":""}}"#;
@@ -94,16 +95,28 @@ fn line_length_at_the_limit_and_one_past() {
             &format!(r#""x":"{}""#, "a".repeat(n - base.len())),
         )
     };
-    let fits = pad(cap - 1);
-    assert_eq!(fits.len() + 1, cap);
-    assert!(first_answer(&S, &fits, cap).0.contains(r#""result":{}"#));
-    let too_long = pad(cap);
-    let (e, pong) = first_answer(&S, &too_long, cap);
-    assert_eq!(
-        e,
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message too large: limit 128 bytes"}}"#
-    );
-    assert_eq!(pong, PONG);
+    for term in ["\n", "\r\n"] {
+        let answers = |line: &str| {
+            let input = format!("{line}{term}{PING}{term}");
+            serve_with(&S, input.as_bytes(), cap, 4096, 4096)
+        };
+        let fits = pad(cap);
+        assert_eq!(fits.len(), cap);
+        assert_eq!(
+            answers(&fits),
+            [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, PONG],
+            "{term:?}"
+        );
+        let too_long = pad(cap + 1);
+        assert_eq!(
+            answers(&too_long),
+            [
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message too large: limit 128 bytes"}}"#,
+                PONG
+            ],
+            "{term:?}"
+        );
+    }
 }
 
 /// Every JSONTestSuite file without a newline, sent as one line followed by
@@ -112,7 +125,7 @@ fn line_length_at_the_limit_and_one_past() {
 #[test]
 fn jsontestsuite_through_the_server() {
     static S: Server<'static, shop::Shop> = shop::server();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/jsontestsuite");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/jsontestsuite");
     let mut counts = std::collections::BTreeMap::<String, (u32, u32)>::new();
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()

@@ -650,10 +650,12 @@ fn check_session(
         let term = if last && unterminated_last { "" } else { *term };
         input.extend_from_slice(&line.bytes);
         input.extend_from_slice(term.as_bytes());
-        // The buffer holds the line and its terminator (at least one byte:
-        // an unterminated last line that fills the buffer overflows too).
-        let framed = line.bytes.len() + term.len().max(1);
-        if framed > in_cap {
+        // A message of up to `in_cap` bytes is served. Its terminator does
+        // not count: `\n`, or `\r\n` (a `\r` before the `\n`, or at the end
+        // of input, is the terminator's).
+        let raw_len = line.bytes.len() + usize::from(term == "\r\n");
+        let ends_in_cr = term == "\r\n" || line.bytes.last() == Some(&b'\r');
+        if raw_len - usize::from(ends_in_cr) > in_cap {
             wanted.push(Want::Overflow);
             continue;
         }

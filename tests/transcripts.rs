@@ -522,26 +522,39 @@ fn oversized_lines_in_a_row_and_crlf_and_at_eof() {
 }
 
 #[test]
-fn line_limit_counts_the_terminator() {
-    // A ping padded with whitespace to exactly `len` bytes (before the newline).
+fn line_limit_does_not_count_the_terminator() {
+    // A ping padded with whitespace to exactly `len` bytes (before the
+    // terminator).
     fn padded(len: usize) -> String {
         let head = r#"{"jsonrpc":"2.0","id":1,"method":"ping""#;
         format!("{head}{}}}", " ".repeat(len - head.len() - 1))
     }
-    for chunk in [1, 64, 4096] {
-        // 255 bytes + "\n" = 256 fits a 256-byte buffer.
-        let out = serve_with(
-            &BOOKSHOP,
-            format!("{}\n", padded(255)).as_bytes(),
-            256,
-            4096,
-            chunk,
-        );
+    for term in ["\n", "\r\n"] {
+        for chunk in [1, 64, 255, 256, 257, 4096] {
+            // 256 bytes, then the terminator: served by a 256-byte buffer.
+            let input = format!("{}{term}{}{term}", padded(256), ping("2"));
+            let out = serve_with(&BOOKSHOP, input.as_bytes(), 256, 4096, chunk);
+            assert_eq!(
+                out,
+                [ok("1", "{}"), ok("2", "{}")],
+                "{term:?} chunk {chunk}"
+            );
+            // 257 bytes: too large, and the limit named is 256.
+            let input = format!("{}{term}{}{term}", padded(257), ping("2"));
+            let out = serve_with(&BOOKSHOP, input.as_bytes(), 256, 4096, chunk);
+            assert_eq!(
+                out,
+                [TOO_LARGE_256, &ok("2", "{}")],
+                "{term:?} chunk {chunk}"
+            );
+        }
+    }
+    // At end of input, without a terminator: the same edge.
+    for chunk in [1, 256, 4096] {
+        let out = serve_with(&BOOKSHOP, padded(256).as_bytes(), 256, 4096, chunk);
         assert_eq!(out, [ok("1", "{}")], "chunk {chunk}");
-        // 256 bytes + "\n" does not.
-        let input = format!("{}\n{}\n", padded(256), ping("2"));
-        let out = serve_with(&BOOKSHOP, input.as_bytes(), 256, 4096, chunk);
-        assert_eq!(out, [TOO_LARGE_256, &ok("2", "{}")], "chunk {chunk}");
+        let out = serve_with(&BOOKSHOP, padded(257).as_bytes(), 256, 4096, chunk);
+        assert_eq!(out, [TOO_LARGE_256], "chunk {chunk}");
     }
 }
 

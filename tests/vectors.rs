@@ -1,4 +1,4 @@
-//! Replays the MCP Python SDK 2.3.0 wire vectors (`../shared/mcp/vectors/`)
+//! Replays the MCP Python SDK 2.3.0 wire vectors (`tests/data/vectors/`)
 //! through our bookshop and compares the answers semantically
 //! (`serde_json::Value`), response by response, keyed by id.
 //!
@@ -43,7 +43,7 @@ use std::fs;
 use common::{BOOKSHOP, serve_with};
 use serde_json::{Value, json};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/mcp/vectors");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/vectors");
 
 /// One replayed vector.
 struct Vector {

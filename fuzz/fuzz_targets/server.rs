@@ -21,7 +21,7 @@
 //!   the answers must match that list exactly.
 #![no_main]
 
-#[path = "../../examples/bookshop/shop.rs"]
+#[path = "../../examples/bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
 mod util;
@@ -41,7 +41,7 @@ use util::{Frame, is_ws, reference_frames};
 
 static SERVER: Server<'static, shop::Shop> = shop::server();
 
-/// Input buffer: the largest message, terminator included.
+/// Input buffer: the largest message, terminator not counted.
 const IN_CAP: usize = 512;
 /// Output buffer: the largest answer.
 const OUT_CAP: usize = 2048;

@@ -42,8 +42,9 @@ use crate::wire::frame::{LineFramer, Status};
 
 /// Serve `io` until end of input.
 ///
-/// `input` bounds the size of one message (line terminator included): a
-/// longer line is answered `-32600 message too large` and skipped. `output`
+/// `input.len()` is the largest message served, its line terminator (`\n`
+/// or `\r\n`) not counted: a longer one is answered `-32600 message too
+/// large: limit N bytes` (N = `input.len()`) and skipped. `output`
 /// bounds one answer.
 ///
 /// # Errors

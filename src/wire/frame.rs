@@ -1,11 +1,19 @@
 //! Newline framing over a caller-owned fixed buffer.
 //!
 //! MCP's stdio transport sends one JSON message per line. [`LineFramer`] keeps
-//! bytes in the buffer it was given and hands out complete lines in place
-//! (without the `\n` and one trailing `\r`). Incomplete is not invalid:
-//! [`Status::Partial`] just means "read more". A line that cannot fit the buffer
-//! is reported once as [`Status::Overflow`], then discarded through its
-//! newline, and framing resumes with the next line: nothing after it is lost.
+//! bytes in the buffer it was given and hands out complete messages in place:
+//! a message is a line without its terminator, `\n` or `\r\n` (the `\r`
+//! before the `\n` is not part of the message). Incomplete is not invalid:
+//! [`Status::Partial`] just means "read more".
+//!
+//! The limit is the buffer's size: a message of up to [`LineFramer::limit`]
+//! bytes is handed out, whichever terminator follows it. A longer one is
+//! reported once as [`Status::Overflow`], then discarded through its newline,
+//! and framing resumes with the next line: nothing after it is lost. To tell
+//! a message that fills the whole buffer from a longer one, the framer reads
+//! the byte after a full buffer into a one-byte look-ahead of its own
+//! ([`LineFramer::spare`] offers it): `\n` ends the message, `\r` is held
+//! until the byte after it, anything else is an overflow.
 //!
 //! Drive loop: call [`LineFramer::next_frame`] until it returns
 //! [`Status::Partial`]; then read from the transport into
@@ -19,16 +27,30 @@
 pub enum Status<'a> {
     /// No complete line is buffered: read more input.
     Partial,
-    /// One complete line, without its line terminator. It stays valid (and
+    /// One complete message, without its line terminator. It stays valid (and
     /// mutable, for in-place unescaping) until the next call on the framer.
     Complete(&'a mut [u8]),
-    /// A line did not fit the buffer (limit: [`LineFramer::limit`] bytes,
-    /// terminator included). Its bytes are being discarded through the next
-    /// newline.
+    /// A message was longer than [`LineFramer::limit`] bytes (terminator not
+    /// counted). Its bytes are being discarded through the next newline.
     Overflow {
-        /// The buffer size in bytes.
+        /// The largest message that is accepted: the buffer's size.
         limit: usize,
     },
+}
+
+/// A full buffer that holds no newline: whether its message ends there is
+/// decided by the byte(s) after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    /// The buffer is not full, or its newline is in it.
+    Open,
+    /// Full: `\n` next ends the message here, `\r` next goes to
+    /// [`FullCr`](Edge::FullCr), anything else makes it too long.
+    Full,
+    /// Full, then a `\r` (held in the look-ahead): `\n` next ends the
+    /// message here (the `\r` was its terminator's), anything else makes it
+    /// too long.
+    FullCr,
 }
 
 /// Cuts a byte stream into newline-terminated frames inside a fixed buffer.
@@ -43,11 +65,18 @@ pub struct LineFramer<B> {
     scanned: usize,
     /// Dropping an oversized line until its newline.
     discarding: bool,
+    /// A full buffer without a newline, waiting for the byte after it.
+    edge: Edge,
+    /// `look` holds a byte read through [`spare`](Self::spare) that
+    /// [`next_frame`](Self::next_frame) has not examined yet.
+    looked: bool,
+    /// The one-byte look-ahead past a full buffer.
+    look: u8,
 }
 
 impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
-    /// A framer over `buf`. The buffer's size is the maximum frame size,
-    /// including the line terminator.
+    /// A framer over `buf`. The buffer's size is the largest message, its
+    /// line terminator not counted.
     pub fn new(buf: B) -> Self {
         Self {
             buf,
@@ -55,33 +84,60 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
             end: 0,
             scanned: 0,
             discarding: false,
+            edge: Edge::Open,
+            looked: false,
+            look: 0,
         }
     }
 
-    /// The maximum frame size (the buffer's size), terminator included.
+    /// The largest message handed out (the buffer's size), line terminator
+    /// not counted: a message of `limit()` bytes is [`Status::Complete`], one
+    /// of `limit() + 1` bytes is [`Status::Overflow`].
     pub fn limit(&self) -> usize {
         self.buf.as_ref().len()
     }
 
-    /// Bytes buffered and not yet handed out.
+    /// Bytes buffered and not yet handed out (a look-ahead byte not counted).
     pub fn buffered(&self) -> usize {
         self.end - self.start
     }
 
     /// Free space to read into. Moves buffered bytes to the front first when
-    /// that makes room. Empty only while a full buffer waits for
-    /// [`next_frame`](Self::next_frame) to report it.
+    /// that makes room; past a full buffer that holds no newline, the
+    /// framer's one-byte look-ahead. Empty only while a full buffer (or a
+    /// look-ahead byte) waits for [`next_frame`](Self::next_frame) to examine
+    /// it.
     pub fn spare(&mut self) -> &mut [u8] {
         if self.start > 0 && self.end == self.buf.as_ref().len() {
             self.compact();
+        }
+        if self.end == self.buf.as_ref().len() {
+            return if self.looks_ahead() {
+                core::slice::from_mut(&mut self.look)
+            } else {
+                &mut []
+            };
         }
         let end = self.end;
         self.buf.as_mut().get_mut(end..).unwrap_or(&mut [])
     }
 
+    /// Whether a full buffer's [`spare`](Self::spare) is the look-ahead: every
+    /// buffered byte has been examined (past a full buffer, or while
+    /// discarding into a zero-size one) and no look-ahead byte is pending.
+    fn looks_ahead(&self) -> bool {
+        let examined = self.edge != Edge::Open || (self.discarding && self.start == self.end);
+        examined && !self.looked
+    }
+
     /// Record that `n` bytes were written into [`spare`](Self::spare).
     pub fn commit(&mut self, n: usize) {
         let cap = self.buf.as_ref().len();
+        if self.end == cap {
+            // `spare` was the look-ahead, or empty.
+            self.looked |= n > 0 && self.looks_ahead();
+            return;
+        }
         self.end = self.end.saturating_add(n).min(cap);
     }
 
@@ -105,8 +161,59 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
         self.start = 0;
     }
 
+    /// Forget everything buffered and start discarding through the next
+    /// newline: the line being read is too long.
+    fn overflow(&mut self) -> Status<'_> {
+        self.discarding = true;
+        self.edge = Edge::Open;
+        self.start = 0;
+        self.end = 0;
+        self.scanned = 0;
+        Status::Overflow {
+            limit: self.buf.as_ref().len(),
+        }
+    }
+
+    /// The whole (full) buffer as one message, handed out and consumed.
+    fn take_full(&mut self, strip_cr: bool) -> Status<'_> {
+        let (start, mut end) = (self.start, self.end);
+        self.edge = Edge::Open;
+        self.start = end;
+        self.scanned = 0;
+        let buf = self.buf.as_mut();
+        if strip_cr && end > start && buf.get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        Status::Complete(buf.get_mut(start..end).unwrap_or(&mut []))
+    }
+
     /// The next complete line, an overflow report, or `Partial`.
     pub fn next_frame(&mut self) -> Status<'_> {
+        if self.looked {
+            self.looked = false;
+            match (self.edge, self.look) {
+                // Discarding into a zero-size buffer (always full): a
+                // newline ends it.
+                (Edge::Open, byte) => {
+                    if byte == b'\n' {
+                        self.discarding = false;
+                        self.edge = Edge::Full;
+                    }
+                    return Status::Partial;
+                }
+                (Edge::Full, b'\r') => {
+                    self.edge = Edge::FullCr;
+                    return Status::Partial;
+                }
+                // The buffer is the whole message; past `Full`, a `\r` at
+                // its end was the `\r` of its `\r\n`.
+                (edge, b'\n') => return self.take_full(edge == Edge::Full),
+                _ => return self.overflow(),
+            }
+        }
+        if self.edge != Edge::Open {
+            return Status::Partial;
+        }
         loop {
             let data = self.buf.as_ref().get(self.start..self.end).unwrap_or(&[]);
             let from = self.scanned.min(data.len());
@@ -136,14 +243,11 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
                     return Status::Partial;
                 }
                 None => {
-                    let cap = self.buf.as_ref().len();
-                    if self.end - self.start >= cap {
-                        // Full buffer, no newline: this line can never fit.
-                        self.discarding = true;
-                        self.start = 0;
-                        self.end = 0;
-                        self.scanned = 0;
-                        return Status::Overflow { limit: cap };
+                    if self.end - self.start >= self.buf.as_ref().len() {
+                        // Full buffer, no newline: a message of exactly the
+                        // buffer's size, or a longer one. The next byte
+                        // (read into the look-ahead) tells.
+                        self.edge = Edge::Full;
                     }
                     self.scanned = data.len();
                     return Status::Partial;
@@ -153,20 +257,26 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
     }
 
     /// At end of input: the buffered bytes of a last line that had no
-    /// newline, if any (`None` when nothing, or only the tail of an oversized
-    /// line, is left). Resets the framer.
+    /// newline (without one trailing `\r`), if any: `None` when nothing, or
+    /// only the tail of an oversized line, is left. Call it once
+    /// [`next_frame`](Self::next_frame) has returned `Partial` (a look-ahead
+    /// byte committed since is not examined). Resets the framer.
     pub fn finish(&mut self) -> Option<&mut [u8]> {
-        let (start, end, discarding) = (self.start, self.end, self.discarding);
+        let (start, end, discarding, edge) = (self.start, self.end, self.discarding, self.edge);
         self.start = 0;
         self.end = 0;
         self.scanned = 0;
         self.discarding = false;
-        if discarding || start == end {
+        self.edge = Edge::Open;
+        self.looked = false;
+        // Past a full buffer and a `\r`, the buffer is the message (even an
+        // empty one, in a zero-size buffer) and the `\r` was its terminator.
+        if discarding || (start == end && edge != Edge::FullCr) {
             return None;
         }
         let buf = self.buf.as_mut();
         let mut line_end = end;
-        if buf.get(line_end - 1) == Some(&b'\r') {
+        if edge != Edge::FullCr && line_end > start && buf.get(line_end - 1) == Some(&b'\r') {
             line_end -= 1;
         }
         buf.get_mut(start..line_end)
@@ -209,6 +319,7 @@ mod tests {
                 break;
             }
             let n = f.feed(&rest[..chunk.min(rest.len())]);
+            assert!(n > 0, "no room after Partial");
             rest = &rest[n..];
         }
         if let Some(l) = f.finish() {
@@ -247,9 +358,118 @@ mod tests {
         }
     }
 
+    /// `len` bytes of message: `x`s, or `x`s ending in `\r` when `cr_inside`
+    /// (a `\r` that is part of the message: before a `\r\n`, not a `\n`,
+    /// which would make it the terminator's).
+    fn message(len: usize, cr_inside: bool) -> Vec<u8> {
+        let mut m = std::vec![b'x'; len];
+        if cr_inside && let Some(last) = m.last_mut() {
+            *last = b'\r';
+        }
+        m
+    }
+
     #[test]
-    fn exact_fit_including_newline() {
-        assert_eq!(run(4, b"abc\nabcd\nz\n", 1), ["abc", "!OVERFLOW 4", "z"]);
+    fn a_message_of_exactly_the_limit_is_served_either_terminator() {
+        let endings = [(&b"\n"[..], false), (b"\r\n", false), (b"\r\n", true)];
+        for cap in [1, 2, 4, 16] {
+            for (term, cr_inside) in endings {
+                for chunk in [1, 2, 3, cap, cap + 1, 64] {
+                    // N bytes, N + 1 bytes, N bytes: served, too large, served.
+                    let at = message(cap, cr_inside);
+                    let past = message(cap + 1, cr_inside);
+                    let mut input = Vec::new();
+                    for m in [&at, &past, &at] {
+                        input.extend_from_slice(m);
+                        input.extend_from_slice(term);
+                    }
+                    let at = std::string::String::from_utf8(at).unwrap();
+                    assert_eq!(
+                        run(cap, &input, chunk),
+                        [at.clone(), std::format!("!OVERFLOW {cap}"), at],
+                        "cap {cap} term {term:?} cr_inside {cr_inside} chunk {chunk}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_of_exactly_the_limit_at_end_of_input() {
+        for chunk in [1, 4, 64] {
+            assert_eq!(run(4, b"a\nbcde", chunk), ["a", "bcde<eof>"]);
+            assert_eq!(run(4, b"a\nbcde\r", chunk), ["a", "bcde<eof>"]);
+            assert_eq!(run(4, b"a\nbcd\r", chunk), ["a", "bcd<eof>"]);
+            assert_eq!(run(4, b"a\nbcdef", chunk), ["a", "!OVERFLOW 4"]);
+            assert_eq!(run(4, b"a\nbcde\rf", chunk), ["a", "!OVERFLOW 4"]);
+        }
+    }
+
+    #[test]
+    fn limit_is_the_buffer_size() {
+        let f = LineFramer::new([0u8; 5]);
+        assert_eq!(f.limit(), 5);
+        assert_eq!(run(5, b"12345\n123456\n", 3), ["12345", "!OVERFLOW 5"]);
+    }
+
+    #[test]
+    fn zero_size_buffer_serves_empty_lines_only() {
+        for chunk in [1, 2, 64] {
+            assert_eq!(
+                run(0, b"\n\r\nab\n\nc\r\n\n", chunk),
+                ["", "", "!OVERFLOW 0", "", "!OVERFLOW 0", ""],
+                "chunk {chunk}"
+            );
+        }
+    }
+
+    /// The contract, naively: split at `\n`, drop one `\r` before it (or at
+    /// end of input); a message of up to `cap` bytes is a line, a longer one
+    /// one overflow report; an empty unterminated tail is nothing.
+    fn reference(cap: usize, input: &[u8]) -> Vec<std::string::String> {
+        let parts: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+        let mut out = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            let terminated = i + 1 < parts.len();
+            if !terminated && part.is_empty() {
+                break;
+            }
+            let m = part.strip_suffix(b"\r").unwrap_or(part);
+            out.push(if m.len() > cap {
+                std::format!("!OVERFLOW {cap}")
+            } else {
+                let m = std::string::String::from_utf8(m.to_vec()).unwrap();
+                if terminated {
+                    m
+                } else {
+                    std::format!("{m}<eof>")
+                }
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn every_short_stream_matches_the_reference() {
+        // Every stream over {x, \r, \n} up to this length (shorter under Miri).
+        let max_len = if cfg!(miri) { 4 } else { 8 };
+        for len in 0..=max_len {
+            for code in 0..3usize.pow(len) {
+                let input: Vec<u8> = (0..len)
+                    .map(|i| b"x\r\n"[code / 3usize.pow(i) % 3])
+                    .collect();
+                for cap in 0..=4 {
+                    let want = reference(cap, &input);
+                    for chunk in [1, 2, 5] {
+                        assert_eq!(
+                            run(cap, &input, chunk),
+                            want,
+                            "cap {cap} chunk {chunk} {input:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

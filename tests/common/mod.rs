@@ -1,7 +1,7 @@
 //! Shared test helpers: an in-memory transport and the bookshop server.
 #![allow(dead_code)]
 
-#[path = "../../examples/bookshop/shop.rs"]
+#[path = "../../examples/bookshop/src/shop.rs"]
 pub mod shop;
 
 use picomcp::Server;

@@ -5,14 +5,15 @@ Starts QEMU with the firmware, writes JSON-RPC lines to its UART (QEMU's
 stdin) and checks the exact lines that come back (QEMU's stdout)::
 
     python3 tests/interop/raw_qemu.py --elf target/firmware/thumbv7m-none-eabi/release/bookshop-firmware
-    python3 tests/interop/raw_qemu.py --elf ELF --host target/release/examples/bookshop --stack-out stack.txt
+    python3 tests/interop/raw_qemu.py --elf ELF --host target/release/bookshop --stack-out stack.txt
     python3 tests/interop/raw_qemu.py -- qemu-system-arm -machine lm3s6965evb ... -kernel ELF
 
 Checks (lockstep: one line, then its answers):
 
 * a line over the 2 KiB input buffer is answered ``-32600 message too large``
-  and the next ping is served; a line of exactly 2047 bytes (2048 with its
-  newline) still fits, one of 2048 bytes does not;
+  and the next ping is served; a message of exactly 2048 bytes is served, one
+  of 2049 bytes is not, whether it ends in ``\\n`` or ``\\r\\n`` (the
+  terminator is not counted);
 * malformed JSON is ``-32700`` and the next ping is served;
 * after ``initialize`` at 2025-11-25, a batch is ``-32600`` and the next
   request is served;
@@ -50,7 +51,7 @@ QEMU = [
     "-display", "none", "-monitor", "none", "-serial", "stdio",
     "-semihosting-config", "enable=on,target=native",
 ]
-LIMIT = 2048  # the firmware's input buffer, line terminator included
+LIMIT = 2048  # the firmware's input buffer: the largest message, terminator not counted
 OUTPUT = 2048  # the firmware's output buffer
 TIMEOUT = 10.0  # seconds to wait for one answer line
 REPO = Path(__file__).resolve().parents[2]
@@ -302,9 +303,12 @@ def raw_checks(runner: Runner, fw: Firmware, args: argparse.Namespace) -> None:
         expect(fw, TOO_LARGE, pong(2))
 
     def limit_boundary() -> str:
-        fw.send(padded_ping(3, LIMIT - 1), padded_ping(4, LIMIT), ping(5))
+        fw.send(padded_ping(3, LIMIT), padded_ping(4, LIMIT + 1), ping(5))
         expect(fw, pong(3), TOO_LARGE, pong(5))
-        return f"{LIMIT - 1}-byte line served, {LIMIT}-byte line too large"
+        # The same with \r\n endings (`send` adds the \n).
+        fw.send(padded_ping(9, LIMIT) + "\r", padded_ping(10, LIMIT + 1) + "\r", ping(11) + "\r")
+        expect(fw, pong(9), TOO_LARGE, pong(11))
+        return f"{LIMIT}-byte message served, {LIMIT + 1}-byte message too large (\\n and \\r\\n)"
 
     def malformed_then_ping() -> None:
         fw.send("{not json", ping(6), '{"jsonrpc":"2.0","id":7,"method":"ping"', ping(8))

@@ -4,10 +4,10 @@ picomcp's bookshop example server over stdio and asserts on the SDK-side objects
 
 Run (normally through ``scripts/interop.sh``, which makes the venv)::
 
-    python tests/interop/test_bookshop.py --server "target/release/examples/bookshop"
-    python tests/interop/test_bookshop.py -- target/release/examples/bookshop --page-size 2
-    python tests/interop/test_bookshop.py --page-size 1 --server target/release/examples/bookshop
-    PICOMCP_SERVER="target/release/examples/bookshop" python tests/interop/test_bookshop.py
+    python tests/interop/test_bookshop.py --server "target/release/bookshop"
+    python tests/interop/test_bookshop.py -- target/release/bookshop --page-size 2
+    python tests/interop/test_bookshop.py --page-size 1 --server target/release/bookshop
+    PICOMCP_SERVER="target/release/bookshop" python tests/interop/test_bookshop.py
 
 Two modes, one after the other, against the same server command, each on its
 own server process:
@@ -1656,7 +1656,7 @@ def main() -> int:
         "once in the handshake era and once in the SDK's default (2026-07-28) mode.",
         epilog='Server command: --server "CMD ARGS" (shell-style), or after "--", or env PICOMCP_SERVER.',
     )
-    parser.add_argument("--server", help='server command line, split like a shell would (e.g. "target/release/examples/bookshop")')
+    parser.add_argument("--server", help='server command line, split like a shell would (e.g. "target/release/bookshop")')
     parser.add_argument("server_argv", nargs="*", help="alternatively, the server command and its arguments after --")
     parser.add_argument(
         "--page-size",

@@ -1,7 +1,7 @@
 //! The picomcp bookshop as bare-metal firmware: TI LM3S6965 (Cortex-M3),
 //! UART0 at 115200 8N1, run under QEMU's `lm3s6965evb` machine.
 //!
-//! The same handlers as the stdio example (`examples/bookshop/shop.rs`, shared
+//! The same handlers as the stdio example (`examples/bookshop/src/shop.rs`, shared
 //! by `#[path]`), served by the same `picomcp::transport::serve` loop, over a
 //! PL011 UART driver that implements `embedded_io::{Read, Write}`. No heap:
 //! no allocator is linked, the 2 KiB input and 2 KiB output buffers are
@@ -23,7 +23,7 @@
 #![no_std]
 #![no_main]
 
-#[path = "../../bookshop/shop.rs"]
+#[path = "../../bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
 
@@ -38,7 +38,7 @@ use cortex_m_semihosting::{debug, hio};
 use picomcp::Server;
 use picomcp::wire::emit::Decimal;
 
-/// Longest message, line terminator included.
+/// Longest message, line terminator (`\n` or `\r\n`) not counted.
 const INPUT_BYTES: usize = 2048;
 /// Longest answer, notifications included.
 const OUTPUT_BYTES: usize = 2048;

@@ -11,10 +11,10 @@ pub enum Frame {
     Overflow,
 }
 
-/// Split `input` into lines for a buffer of `cap` bytes: a line fits when it
-/// and its `\n` fit (`len + 1 <= cap`); a last line without `\n` fits when
-/// `len < cap` (it is handed out at end of input); an empty last line is no
-/// line at all.
+/// Split `input` into lines for a buffer of `cap` bytes: a line's message is
+/// the line without its `\n` and one `\r` before it (or, for a last line
+/// without `\n`, one `\r` at the end of input); it fits when it has at most
+/// `cap` bytes; an empty last line is no line at all.
 pub fn reference_frames(input: &[u8], cap: usize) -> Vec<Frame> {
     let parts: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     let mut frames = Vec::new();
@@ -23,12 +23,9 @@ pub fn reference_frames(input: &[u8], cap: usize) -> Vec<Frame> {
         if !terminated && part.is_empty() {
             break;
         }
-        if part.len() < cap {
-            // The line and its `\n` fit (`len + 1 <= cap`). A last line
-            // without `\n` fits on the same condition: a full buffer with
-            // no newline in it is an overflow.
-            let line = part.strip_suffix(b"\r").unwrap_or(part);
-            frames.push(Frame::Line(line.to_vec()));
+        let message = part.strip_suffix(b"\r").unwrap_or(part);
+        if message.len() <= cap {
+            frames.push(Frame::Line(message.to_vec()));
         } else {
             frames.push(Frame::Overflow);
         }

@@ -1,0 +1,169 @@
+//! The bookshop MCP server over stdio.
+//!
+//! ```sh
+//! cargo run --release -p bookshop
+//! ```
+//!
+//! Then type (or pipe) one JSON-RPC message per line, or point an MCP client
+//! at the binary (`target/release/bookshop`). `bookshop --help` lists the
+//! options ([`USAGE`]).
+
+mod shop;
+
+use picomcp::transport::{Stdio, serve};
+
+/// 32 bytes from the OS's randomness (std's hasher keys are seeded from it).
+fn random_key() -> [u8; 32] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut key = [0u8; 32];
+    for (i, chunk) in key.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_usize(i);
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    key
+}
+
+/// `bookshop --help` (stdout, exit 0); after an unknown option or a bad
+/// value, on stderr with exit status 2.
+const USAGE: &str = "\
+usage: bookshop [--page-size N] [--max-message BYTES] [--max-response BYTES]
+
+The picomcp bookshop: an MCP server on stdin/stdout, one JSON-RPC message per line.
+
+options:
+  --page-size N         items per page of every list; 0: only the output
+                        buffer ends a page (default: 0)
+  --max-message BYTES   the largest message served, its line terminator
+                        (\\n or \\r\\n) not counted; a longer one is answered
+                        'message too large: limit BYTES bytes' (>= 64,
+                        default: 1048576)
+  --max-response BYTES  the largest answer, notifications included
+                        (>= 256, default: 262144)
+  -h, --help            print this help and exit
+";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq)]
+struct Options {
+    page_size: usize,
+    max_message: usize,
+    max_response: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            page_size: 0,
+            max_message: 1 << 20,
+            max_response: 256 << 10,
+        }
+    }
+}
+
+/// `Ok(None)` for `--help`; `Err` names what is wrong.
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
+    let mut options = Options::default();
+    while let Some(arg) = args.next() {
+        let (slot, min) = match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--page-size" => (&mut options.page_size, 0),
+            "--max-message" => (&mut options.max_message, 64),
+            "--max-response" => (&mut options.max_response, 256),
+            _ => return Err(format!("unknown option '{arg}'")),
+        };
+        *slot = match args.next().map(|v| v.parse::<usize>()) {
+            Some(Ok(n)) if n >= min => n,
+            _ => return Err(format!("{arg} needs a number >= {min}")),
+        };
+    }
+    Ok(Some(options))
+}
+
+fn main() {
+    let options = match parse(std::env::args().skip(1)) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            print!("{USAGE}");
+            return;
+        }
+        Err(e) => {
+            eprint!("bookshop: {e}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    let Options {
+        page_size,
+        max_message,
+        max_response,
+    } = options;
+    // The only allocations: the two buffers, once, before serving.
+    let mut input = vec![0u8; max_message];
+    let mut output = vec![0u8; max_response];
+    // A fresh key per process for sealing MRTR request state (`reserve`).
+    let key: &'static [u8] = Box::leak(random_key().into());
+    let server = shop::server_with(page_size, key);
+    match serve(&server, &mut Stdio::new(), &mut input, &mut output) {
+        Ok(()) => {}
+        Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("bookshop: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_args(args: &[&str]) -> Result<Option<Options>, String> {
+        parse(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn options_and_their_bounds() {
+        assert_eq!(parse_args(&[]), Ok(Some(Options::default())));
+        assert_eq!(
+            parse_args(&[
+                "--max-message",
+                "64",
+                "--max-response",
+                "256",
+                "--page-size",
+                "2"
+            ]),
+            Ok(Some(Options {
+                page_size: 2,
+                max_message: 64,
+                max_response: 256,
+            }))
+        );
+        assert!(parse_args(&["--max-message", "63"]).is_err());
+        assert!(parse_args(&["--max-response", "255"]).is_err());
+        assert_eq!(
+            parse_args(&["--max-message", "1", "-h"]),
+            Err("--max-message needs a number >= 64".into())
+        );
+        assert_eq!(parse_args(&["--page-size", "1", "-h"]), Ok(None));
+    }
+
+    #[test]
+    fn usage_states_the_real_defaults() {
+        let d = Options::default();
+        for (option, default) in [
+            ("--page-size N", d.page_size),
+            ("--max-message BYTES", d.max_message),
+            ("--max-response BYTES", d.max_response),
+        ] {
+            // The option's paragraph: from its name to the next option.
+            let at = USAGE.find(&format!("  {option}")).expect(option);
+            let rest = &USAGE[at + 2..];
+            let paragraph = &rest[..rest.find("\n  -").unwrap_or(rest.len())];
+            assert!(
+                paragraph.contains(&format!("default: {default})")),
+                "{option}: {paragraph}"
+            );
+        }
+    }
+}
