@@ -23,6 +23,9 @@ cargo --version
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+step "layout: file sizes, layer order and import cycles of src/ (scripts/layout.py)"
+python3 scripts/layout.py
+
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
