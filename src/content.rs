@@ -7,7 +7,7 @@
 
 use core::fmt;
 
-pub use crate::context::Notify;
+pub use crate::context::{MAX_PROGRESS_TOKEN, Notify};
 use crate::mcp::{Fields, ProtocolVersion};
 use crate::wire::emit::{TextWriter, Writer};
 
