@@ -162,27 +162,14 @@ impl<'s> ResourceLink<'s> {
         }
     }
 
-    /// Set the MIME type.
-    pub const fn mime_type(mut self, m: &'s str) -> Self {
-        self.mime_type = Some(m);
-        self
-    }
-
-    /// Set the title.
-    pub const fn title(mut self, t: &'s str) -> Self {
-        self.title = Some(t);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, d: &'s str) -> Self {
-        self.description = Some(d);
-        self
-    }
-
-    /// Set the size.
-    pub const fn size(mut self, s: u64) -> Self {
-        self.size = Some(s);
-        self
+    crate::mcp::setters! {
+        /// Set the MIME type.
+        mime_type?: &'s str;
+        /// Set the title.
+        title?: &'s str;
+        /// Set the description.
+        description?: &'s str;
+        /// Set the size.
+        size?: u64;
     }
 }

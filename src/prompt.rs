@@ -44,16 +44,11 @@ impl<'s> PromptArgument<'s> {
         self
     }
 
-    /// Set the title.
-    pub const fn title(mut self, t: &'s str) -> Self {
-        self.title = Some(t);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, d: &'s str) -> Self {
-        self.description = Some(d);
-        self
+    crate::mcp::setters! {
+        /// Set the title.
+        title?: &'s str;
+        /// Set the description.
+        description?: &'s str;
     }
 }
 
@@ -89,22 +84,13 @@ impl<'s> PromptDescriptor<'s> {
         }
     }
 
-    /// Set the title.
-    pub const fn title(mut self, t: &'s str) -> Self {
-        self.title = Some(t);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, d: &'s str) -> Self {
-        self.description = Some(d);
-        self
-    }
-
-    /// Set the icons.
-    pub const fn icons(mut self, icons: &'s [Icon<'s>]) -> Self {
-        self.icons = icons;
-        self
+    crate::mcp::setters! {
+        /// Set the title.
+        title?: &'s str;
+        /// Set the description.
+        description?: &'s str;
+        /// Set the icons.
+        icons: &'s [Icon<'s>];
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {

@@ -84,40 +84,19 @@ impl<'s> ResourceDescriptor<'s> {
         }
     }
 
-    /// Set the caching hint of reads (2026-07-28).
-    pub const fn cache(mut self, cache: crate::mcp::Cache) -> Self {
-        self.cache = Some(cache);
-        self
-    }
-
-    /// Set the title.
-    pub const fn title(mut self, t: &'s str) -> Self {
-        self.title = Some(t);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, d: &'s str) -> Self {
-        self.description = Some(d);
-        self
-    }
-
-    /// Set the MIME type.
-    pub const fn mime_type(mut self, m: &'s str) -> Self {
-        self.mime_type = Some(m);
-        self
-    }
-
-    /// Set the size.
-    pub const fn size(mut self, n: u64) -> Self {
-        self.size = Some(n);
-        self
-    }
-
-    /// Set the icons.
-    pub const fn icons(mut self, icons: &'s [Icon<'s>]) -> Self {
-        self.icons = icons;
-        self
+    crate::mcp::setters! {
+        /// Set the caching hint of reads (2026-07-28).
+        cache?: crate::mcp::Cache;
+        /// Set the title.
+        title?: &'s str;
+        /// Set the description.
+        description?: &'s str;
+        /// Set the MIME type.
+        mime_type?: &'s str;
+        /// Set the size.
+        size?: u64;
+        /// Set the icons.
+        icons: &'s [Icon<'s>];
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
@@ -199,34 +178,17 @@ impl<'s> TemplateDescriptor<'s> {
         }
     }
 
-    /// Set the caching hint of reads (2026-07-28).
-    pub const fn cache(mut self, cache: crate::mcp::Cache) -> Self {
-        self.cache = Some(cache);
-        self
-    }
-
-    /// Set the title.
-    pub const fn title(mut self, t: &'s str) -> Self {
-        self.title = Some(t);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, d: &'s str) -> Self {
-        self.description = Some(d);
-        self
-    }
-
-    /// Set the MIME type.
-    pub const fn mime_type(mut self, m: &'s str) -> Self {
-        self.mime_type = Some(m);
-        self
-    }
-
-    /// Set the icons.
-    pub const fn icons(mut self, icons: &'s [Icon<'s>]) -> Self {
-        self.icons = icons;
-        self
+    crate::mcp::setters! {
+        /// Set the caching hint of reads (2026-07-28).
+        cache?: crate::mcp::Cache;
+        /// Set the title.
+        title?: &'s str;
+        /// Set the description.
+        description?: &'s str;
+        /// Set the MIME type.
+        mime_type?: &'s str;
+        /// Set the icons.
+        icons: &'s [Icon<'s>];
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {

@@ -236,34 +236,17 @@ impl<'s> ToolDescriptor<'s> {
         self.since.is_none_or(|v| version >= v)
     }
 
-    /// Set the title.
-    pub const fn title(mut self, t: &'s str) -> Self {
-        self.title = Some(t);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, d: &'s str) -> Self {
-        self.description = Some(d);
-        self
-    }
-
-    /// Set the output schema.
-    pub const fn output_schema(mut self, s: &'s Schema<'s>) -> Self {
-        self.output_schema = Some(s);
-        self
-    }
-
-    /// Set the annotations.
-    pub const fn annotations(mut self, a: ToolAnnotations<'s>) -> Self {
-        self.annotations = Some(a);
-        self
-    }
-
-    /// Set the icons.
-    pub const fn icons(mut self, icons: &'s [Icon<'s>]) -> Self {
-        self.icons = icons;
-        self
+    crate::mcp::setters! {
+        /// Set the title.
+        title?: &'s str;
+        /// Set the description.
+        description?: &'s str;
+        /// Set the output schema.
+        output_schema?: &'s Schema<'s>;
+        /// Set the annotations.
+        annotations?: ToolAnnotations<'s>;
+        /// Set the icons.
+        icons: &'s [Icon<'s>];
     }
 
     /// Write the `Tool` object shaped for a version.

@@ -174,22 +174,13 @@ impl<'s> Icon<'s> {
         }
     }
 
-    /// Set the MIME type.
-    pub const fn mime_type(mut self, mime: &'s str) -> Self {
-        self.mime_type = Some(mime);
-        self
-    }
-
-    /// Set the sizes.
-    pub const fn sizes(mut self, sizes: &'s [&'s str]) -> Self {
-        self.sizes = sizes;
-        self
-    }
-
-    /// Set the theme.
-    pub const fn theme(mut self, theme: Theme) -> Self {
-        self.theme = Some(theme);
-        self
+    crate::mcp::setters! {
+        /// Set the MIME type.
+        mime_type?: &'s str;
+        /// Set the sizes.
+        sizes: &'s [&'s str];
+        /// Set the theme.
+        theme?: Theme;
     }
 }
 
@@ -259,28 +250,15 @@ impl<'s> ServerInfo<'s> {
         }
     }
 
-    /// Set the display title.
-    pub const fn title(mut self, title: &'s str) -> Self {
-        self.title = Some(title);
-        self
-    }
-
-    /// Set the description.
-    pub const fn description(mut self, description: &'s str) -> Self {
-        self.description = Some(description);
-        self
-    }
-
-    /// Set the website.
-    pub const fn website_url(mut self, url: &'s str) -> Self {
-        self.website_url = Some(url);
-        self
-    }
-
-    /// Set the icons.
-    pub const fn icons(mut self, icons: &'s [Icon<'s>]) -> Self {
-        self.icons = icons;
-        self
+    crate::mcp::setters! {
+        /// Set the display title.
+        title?: &'s str;
+        /// Set the description.
+        description?: &'s str;
+        /// Set the website.
+        website_url?: &'s str;
+        /// Set the icons.
+        icons: &'s [Icon<'s>];
     }
 
     /// Write the `Implementation` object shaped for a version.
@@ -366,3 +344,27 @@ pub enum CacheScope {
     /// Only the requesting client may reuse it.
     Private,
 }
+
+/// The `const fn` builder setters of a descriptor's fields, written once:
+/// `name?: T;` sets `self.name = Some(value)`, `name: T;` sets
+/// `self.name = value`; each with the doc comment given.
+macro_rules! setters {
+    () => {};
+    ($(#[$doc:meta])* $field:ident?: $ty:ty; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub const fn $field(mut self, value: $ty) -> Self {
+            self.$field = Some(value);
+            self
+        }
+        $crate::mcp::setters!($($rest)*);
+    };
+    ($(#[$doc:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub const fn $field(mut self, value: $ty) -> Self {
+            self.$field = value;
+            self
+        }
+        $crate::mcp::setters!($($rest)*);
+    };
+}
+pub(crate) use setters;
