@@ -140,10 +140,9 @@ LAYERS = [
     ["lib"],
 ]
 # Same-layer imports that are allowed (importer, imported): a tool result
-# writes content blocks and can ask for input (mrtr).
-SIDEWAYS = {("mrtr", "context"), ("tool", "content"), ("tool", "mrtr"),
-            ("mcp", "schema"), ("seal", "mcp")}
-SIDEWAYS.discard(("seal", "mcp"))
+# writes content blocks and can ask for input; a sampling request's messages
+# are content blocks.
+SIDEWAYS = {("tool", "content"), ("tool", "mrtr"), ("mrtr", "content")}
 
 
 def layer_of(top):
@@ -172,6 +171,7 @@ PATH_RE = re.compile(r"(?:\$crate|\bcrate|\bsuper|\bself)(?:::\w+)+")
 
 def expand_use(tree):
     """`a::{b, c::{d}}` -> ['a::b', 'a::c::d'] (globs and renames kept as paths)."""
+    tree = re.sub(r"\s+as\s+\w+", "", tree)  # renames: `a::b as c` names a::b
     tree = re.sub(r"\s+", "", tree)
     out = []
 
@@ -196,8 +196,7 @@ def expand_use(tree):
         if i >= 0:
             walk(prefix + t[:i].split("::"), t[i + 2:])
             return
-        name = t.split("as")[0] if re.match(r"^[\w:]+as\w+$", t) else t
-        out.append("::".join(prefix + [p for p in name.split("::") if p]))
+        out.append("::".join(prefix + [p for p in t.split("::") if p]))
 
     walk([], tree)
     return out

@@ -17,6 +17,7 @@
 //! ([`Server::handle`](crate::Server::handle)). A notification that does not
 //! fit the free space is dropped (the method returns `false`).
 
+use crate::error::ClientCapability;
 use crate::mcp::{ClientCapabilities, LogLevel, ProtocolVersion};
 use crate::seal::Binding;
 use crate::wire::emit::{ValueWriter, Writer};
@@ -54,6 +55,8 @@ pub(crate) struct Track {
     /// A `requestState` could not be sealed (no key, too long) or the
     /// `input_required` result was empty.
     pub(crate) state_error: bool,
+    /// An input request needs a capability the client did not declare.
+    pub(crate) missing: Option<ClientCapability>,
 }
 
 /// Per-request context: the output writer and the notification path.
@@ -64,6 +67,7 @@ pub(crate) struct Ctx<'r> {
     pub(crate) finished: bool,
     pub(crate) input_required: bool,
     pub(crate) state_error: bool,
+    pub(crate) missing: Option<ClientCapability>,
     pub(crate) mrtr: &'r Mrtr<'r>,
     pub(crate) client: ClientCapabilities,
     pub(crate) w: Writer<'r>,
@@ -84,6 +88,7 @@ impl Drop for Ctx<'_> {
         self.track.finished = self.finished;
         self.track.input_required = self.input_required;
         self.track.state_error = self.state_error;
+        self.track.missing = self.missing;
     }
 }
 
@@ -222,12 +227,12 @@ macro_rules! notify_methods {
 
         /// On an MRTR retry (2026-07-28): the payload of the `requestState`
         /// this handler sealed in its `input_required` answer, verified.
-        pub fn request_state(&self) -> Option<&[u8]> {
+        pub fn request_state(&self) -> Option<&'r [u8]> {
             self.$($ctx).+.mrtr.state
         }
 
         /// On an MRTR retry: the client's answer to input request `key`.
-        pub fn input_response(&self, key: &str) -> Option<$crate::context::InputResponse<'_>> {
+        pub fn input_response(&self, key: &str) -> Option<$crate::context::InputResponse<'r>> {
             self.$($ctx).+.mrtr.response(key)
         }
     };

@@ -1,11 +1,29 @@
-//! Multi-round-trip requests (MRTR, MCP 2026-07-28).
+//! Asking the client for input: elicitation (a form, or a URL), sampling
+//! (`sampling/createMessage`) and roots (`roots/list`), on every era.
 //!
-//! A tool, prompt or resource handler that needs input from the user answers
-//! `resultType: "input_required"` with `inputRequests` (e.g. an elicitation
-//! form) and an opaque `requestState`. The client asks the user, then retries
-//! the same request with `inputResponses` and the `requestState` echoed. The
-//! handler then sees both ([`Reply::request_state`](crate::tool::Reply::request_state),
-//! [`Reply::input_response`](crate::tool::Reply::input_response)).
+//! A tool, prompt or resource handler that needs input answers "input
+//! required" with keyed input requests ([`InputRequired::elicit`],
+//! [`InputRequired::elicit_url`], [`InputRequired::sample`],
+//! [`InputRequired::roots`]) and optional state ([`InputRequired::state`]);
+//! it is run again with the answers
+//! ([`Reply::input_response`](crate::tool::Reply::input_response)) and its
+//! state ([`Reply::request_state`](crate::tool::Reply::request_state)). It
+//! never needs to know which era carried them:
+//!
+//! * 2026-07-28 (MRTR): the answer is an `input_required` result
+//!   (`inputRequests`, sealed `requestState`); the client retries the same
+//!   request with `inputResponses`.
+//! * Handshake era: the server sends each input request to the client as a
+//!   JSON-RPC request of its own (`elicitation/create`,
+//!   `sampling/createMessage`, `roots/list`), keeps the call waiting in
+//!   memory the caller gives ([`Waiting`](crate::server::Waiting)), and runs
+//!   the handler again when every answer is in; the original request gets
+//!   exactly one answer, its final one. See [`Server::handle_waiting`](crate::Server::handle_waiting).
+//!
+//! An input request needs the matching client capability (`elicitation`
+//! from 2025-06-18 on, `sampling`, `roots`), declared at `initialize` or in
+//! the request's 2026-07-28 envelope; without it the request is answered
+//! `-32021` (Missing required client capability).
 //!
 //! `requestState` is attacker-controlled, so picomcp seals it: the wire form
 //! is base64url of `1 ‖ payload ‖ tag`, where the tag is the first 16 bytes of
@@ -21,10 +39,13 @@ use core::fmt;
 
 use crate::context::{Ctx, Done};
 pub use crate::context::{ElicitAction, InputResponse};
+use crate::error::ClientCapability;
+use crate::mcp::{Era, ProtocolVersion, Role};
 use crate::schema::Schema;
 pub use crate::seal::MAX_STATE;
 use crate::seal::seal;
 use crate::wire::emit::Writer;
+use crate::wire::json::Number;
 
 /// Writes an `input_required` result. Consumed by [`finish`](Self::finish).
 pub struct InputRequired<'r> {
@@ -45,7 +66,27 @@ impl<'r> InputRequired<'r> {
         }
     }
 
-    fn next_request(&mut self, key: &str) -> &mut Writer<'r> {
+    /// Open the next input request, if the client can take it: `None` when
+    /// it lacks `capability` (the answer becomes `-32021`) or the state was
+    /// already written (requests come first).
+    fn next_request(&mut self, key: &str, capability: ClientCapability) -> Option<&mut Writer<'r>> {
+        if self.state {
+            self.ctx.w.set_overflow(); // requests must come before the state
+            return None;
+        }
+        let client = self.ctx.client;
+        let declared = match capability {
+            // Elicitation exists from 2025-06-18 on.
+            ClientCapability::Elicitation => {
+                client.elicitation && self.ctx.version >= ProtocolVersion::V2025_06_18
+            }
+            ClientCapability::Sampling => client.sampling,
+            ClientCapability::Roots => client.roots,
+        };
+        if !declared {
+            self.ctx.missing.get_or_insert(capability);
+            return None;
+        }
         let w = &mut self.ctx.w;
         w.raw(if self.requests == 0 {
             b",\"inputRequests\":{"
@@ -55,7 +96,7 @@ impl<'r> InputRequired<'r> {
         self.requests += 1;
         w.string(key);
         w.raw(b":");
-        w
+        Some(w)
     }
 
     /// Ask the user to fill in a form (`elicitation/create`, mode `form`):
@@ -67,16 +108,53 @@ impl<'r> InputRequired<'r> {
         message: fmt::Arguments<'_>,
         schema: &Schema<'_>,
     ) -> &mut Self {
-        if self.state {
-            self.ctx.w.set_overflow(); // requests must come before the state
-            return self;
+        if let Some(w) = self.next_request(key, ClientCapability::Elicitation) {
+            w.raw(b"{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":");
+            w.string_fmt(message);
+            w.raw(b",\"requestedSchema\":");
+            schema.write(w);
+            w.raw(b"}}");
         }
-        let w = self.next_request(key);
-        w.raw(b"{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":");
-        w.string_fmt(message);
-        w.raw(b",\"requestedSchema\":");
-        schema.write(w);
-        w.raw(b"}}");
+        self
+    }
+
+    /// Ask the user to open a URL (`elicitation/create`, mode `url`), e.g.
+    /// to sign in somewhere; `elicitation_id` names this elicitation.
+    pub fn elicit_url(
+        &mut self,
+        key: &str,
+        message: fmt::Arguments<'_>,
+        url: &str,
+        elicitation_id: &str,
+    ) -> &mut Self {
+        if let Some(w) = self.next_request(key, ClientCapability::Elicitation) {
+            w.raw(b"{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"url\",\"message\":");
+            w.string_fmt(message);
+            w.raw(b",\"url\":");
+            w.string(url);
+            w.raw(b",\"elicitationId\":");
+            w.string(elicitation_id);
+            w.raw(b"}}");
+        }
+        self
+    }
+
+    /// Ask the client's model (`sampling/createMessage`).
+    pub fn sample(&mut self, key: &str, request: &Sampling<'_>) -> &mut Self {
+        let version = self.ctx.version;
+        if let Some(w) = self.next_request(key, ClientCapability::Sampling) {
+            w.raw(b"{\"method\":\"sampling/createMessage\",\"params\":");
+            request.write(w, version);
+            w.raw(b"}");
+        }
+        self
+    }
+
+    /// Ask for the client's roots (`roots/list`).
+    pub fn roots(&mut self, key: &str) -> &mut Self {
+        if let Some(w) = self.next_request(key, ClientCapability::Roots) {
+            w.raw(b"{\"method\":\"roots/list\",\"params\":{}}");
+        }
         self
     }
 
@@ -89,9 +167,13 @@ impl<'r> InputRequired<'r> {
         }
         self.state = true;
         let binding = self.ctx.mrtr.binding;
+        let handshake = self.ctx.version.era() == Era::Handshake;
         let w = &mut self.ctx.w;
         w.raw(b",\"requestState\":\"");
         match binding {
+            // Handshake era: the state never reaches the client (the server
+            // keeps it with the waiting call), so it is not sealed.
+            _ if handshake && payload.len() <= MAX_STATE => crate::seal::write_b64url(w, payload),
             Some(b) if payload.len() <= MAX_STATE && seal(w, &b, payload) => {}
             _ => {
                 self.ctx.state_error = true;
@@ -119,5 +201,209 @@ impl fmt::Debug for InputRequired<'_> {
         f.debug_struct("InputRequired")
             .field("requests", &self.requests)
             .finish_non_exhaustive()
+    }
+}
+
+/// A `sampling/createMessage` request: what to ask the client's model.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct Sampling<'s> {
+    /// The conversation so far.
+    pub messages: &'s [SamplingMessage<'s>],
+    /// The most tokens the model may answer with.
+    pub max_tokens: u32,
+    /// A system prompt.
+    pub system_prompt: Option<&'s str>,
+    /// Model preferences (`hints` by name; priorities 0 to 1).
+    pub model_preferences: Option<ModelPreferences<'s>>,
+    /// Stop sequences.
+    pub stop_sequences: &'s [&'s str],
+    /// `includeContext`: `"none"`, `"thisServer"` or `"allServers"`.
+    pub include_context: Option<&'s str>,
+    /// `temperature` (a number as text: no floating point in the core).
+    pub temperature: Option<Number<'s>>,
+}
+
+impl<'s> Sampling<'s> {
+    /// Ask with `messages`, allowing at most `max_tokens` tokens.
+    pub const fn new(messages: &'s [SamplingMessage<'s>], max_tokens: u32) -> Self {
+        Self {
+            messages,
+            max_tokens,
+            system_prompt: None,
+            model_preferences: None,
+            stop_sequences: &[],
+            include_context: None,
+            temperature: None,
+        }
+    }
+
+    crate::mcp::setters! {
+        /// Set the system prompt.
+        system_prompt?: &'s str;
+        /// Set the model preferences.
+        model_preferences?: ModelPreferences<'s>;
+        /// Set the stop sequences.
+        stop_sequences: &'s [&'s str];
+        /// Set `includeContext`.
+        include_context?: &'s str;
+        /// Set `temperature` (e.g. `Number::literal("0.7")`).
+        temperature?: Number<'s>;
+    }
+
+    fn write(&self, w: &mut Writer<'_>, version: ProtocolVersion) {
+        w.raw(b"{\"messages\":[");
+        for (i, m) in self.messages.iter().enumerate() {
+            if i > 0 {
+                w.raw(b",");
+            }
+            m.write(w, version);
+        }
+        w.raw(b"],\"maxTokens\":");
+        w.u64(u64::from(self.max_tokens));
+        if let Some(p) = self.system_prompt {
+            w.raw(b",\"systemPrompt\":");
+            w.string(p);
+        }
+        if let Some(p) = self.model_preferences {
+            w.raw(b",\"modelPreferences\":");
+            p.write(w);
+        }
+        if !self.stop_sequences.is_empty() {
+            w.raw(b",\"stopSequences\":[");
+            for (i, s) in self.stop_sequences.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                w.string(s);
+            }
+            w.raw(b"]");
+        }
+        if let Some(c) = self.include_context {
+            w.raw(b",\"includeContext\":");
+            w.string(c);
+        }
+        if let Some(t) = self.temperature {
+            w.raw(b",\"temperature\":");
+            w.raw_str(t.raw());
+        }
+        w.raw(b"}");
+    }
+}
+
+/// One message of a sampling request.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct SamplingMessage<'s> {
+    /// Who says it.
+    pub role: Role,
+    /// What is said.
+    pub content: SamplingContent<'s>,
+}
+
+impl<'s> SamplingMessage<'s> {
+    /// A user message.
+    pub const fn user(content: SamplingContent<'s>) -> Self {
+        Self {
+            role: Role::User,
+            content,
+        }
+    }
+
+    /// An assistant message.
+    pub const fn assistant(content: SamplingContent<'s>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content,
+        }
+    }
+
+    fn write(&self, w: &mut Writer<'_>, version: ProtocolVersion) {
+        w.raw(match self.role {
+            Role::User => b"{\"role\":\"user\",\"content\":",
+            Role::Assistant => b"{\"role\":\"assistant\",\"content\":",
+        });
+        let block = crate::content::Block::new(w, version);
+        match self.content {
+            SamplingContent::Text(t) => block.text(t),
+            SamplingContent::Image { mime_type, data } => block.image(mime_type, data),
+            SamplingContent::Audio { mime_type, data } => block.audio(mime_type, data),
+        }
+        w.raw(b"}");
+    }
+}
+
+/// The content of a sampling message.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum SamplingContent<'s> {
+    /// Text.
+    Text(&'s str),
+    /// An image (base64-encoded as it is written).
+    Image {
+        /// Its MIME type.
+        mime_type: &'s str,
+        /// Its bytes.
+        data: &'s [u8],
+    },
+    /// Audio (2025-03-26+; older versions get a text block saying so).
+    Audio {
+        /// Its MIME type.
+        mime_type: &'s str,
+        /// Its bytes.
+        data: &'s [u8],
+    },
+}
+
+/// `modelPreferences` of a sampling request.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct ModelPreferences<'s> {
+    /// Model name hints, in order of preference.
+    pub hints: &'s [&'s str],
+    /// `costPriority`, in 0..=1.
+    pub cost_priority: Option<Number<'s>>,
+    /// `speedPriority`, in 0..=1.
+    pub speed_priority: Option<Number<'s>>,
+    /// `intelligencePriority`, in 0..=1.
+    pub intelligence_priority: Option<Number<'s>>,
+}
+
+impl<'s> ModelPreferences<'s> {
+    /// Preferences with model name hints.
+    pub const fn hints(hints: &'s [&'s str]) -> Self {
+        Self {
+            hints,
+            cost_priority: None,
+            speed_priority: None,
+            intelligence_priority: None,
+        }
+    }
+
+    fn write(&self, w: &mut Writer<'_>) {
+        w.raw(b"{\"hints\":[");
+        for (i, h) in self.hints.iter().enumerate() {
+            if i > 0 {
+                w.raw(b",");
+            }
+            w.raw(b"{\"name\":");
+            w.string(h);
+            w.raw(b"}");
+        }
+        w.raw(b"]");
+        for (key, value) in [
+            (&b",\"costPriority\":"[..], self.cost_priority),
+            (&b",\"speedPriority\":"[..], self.speed_priority),
+            (
+                &b",\"intelligencePriority\":"[..],
+                self.intelligence_priority,
+            ),
+        ] {
+            if let Some(v) = value {
+                w.raw(key);
+                w.raw_str(v.raw());
+            }
+        }
+        w.raw(b"}");
     }
 }

@@ -9,6 +9,7 @@ use core::fmt;
 use crate::content::Block;
 use crate::context::{Ctx, Done};
 use crate::error::ProtocolError;
+pub use crate::mcp::Role;
 use crate::mcp::{Fields, Icon, write_icons};
 use crate::wire::emit::Writer;
 
@@ -165,17 +166,6 @@ impl<'a> PromptRequest<'a> {
             .position(|a| a.name == name)
             .and_then(|i| self.values.get(i).copied().flatten())
     }
-}
-
-/// Who speaks a prompt message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum Role {
-    /// `user`
-    User,
-    /// `assistant`
-    Assistant,
 }
 
 /// Where a prompt handler writes its messages. Consumed by

@@ -83,12 +83,12 @@ fn state_mac(b: &Binding<'_>, payload: &[u8]) -> Option<Hmac<Sha256>> {
 }
 
 /// Write `bytes` as unpadded base64url.
-fn write_b64url(w: &mut Writer<'_>, bytes: &[u8]) {
+pub(crate) fn write_b64url(w: &mut Writer<'_>, bytes: &[u8]) {
     base64_encode(bytes, true, false, |s| w.raw(s));
 }
 
 /// Decode unpadded base64url in place; the decoded length.
-fn decode_b64url(buf: &mut [u8]) -> Option<usize> {
+pub(crate) fn decode_b64url(buf: &mut [u8]) -> Option<usize> {
     base64_decode_in_place(buf, Alphabet::Url)
 }
 

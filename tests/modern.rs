@@ -293,11 +293,12 @@ fn mrtr_reserve_round_trip() {
         out[0],
         r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32021,"message":"Missing required client capability: elicitation","data":{"requiredCapabilities":{"elicitation":{}}}}}"#
     );
-    // Handshake clients do not see reserve at all.
+    // A handshake client without elicitation is told the same (reserve is
+    // served on every era; tests/asking.rs has the rest).
     let out = run(&[init("2025-11-25"), r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#.into()]);
     assert_eq!(
         out[1],
-        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: reserve"}}"#
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Missing required client capability: elicitation","data":{"requiredCapabilities":{"elicitation":{}}}}}"#
     );
 }
 

@@ -282,9 +282,11 @@ fn pagination_by_page_size_walks_every_list() {
                 "get_author".into(),
                 "get_author_strict".into(),
                 "top".into(),
+                "reserve".into(),
+                "blurb".into(),
                 "count".into()
             ],
-            4
+            6
         )
     );
     assert_eq!(

@@ -246,7 +246,7 @@ fn three_tools(new: bool) -> String {
 }
 
 /// The bookshop tools DESIGN.md adds after the first three.
-const LATER_TOOLS: [&str; 2] = ["count", "reserve"];
+const LATER_TOOLS: [&str; 3] = ["count", "reserve", "blurb"];
 
 /// `line` is the bookshop's `tools/list` answer: `get_author`,
 /// `get_author_strict`, `top` exactly (shaped for the version), followed only

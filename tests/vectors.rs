@@ -193,7 +193,7 @@ impl Vector {
         // DESIGN.md's later bookshop tools have no SDK counterpart (the SDK's
         // progress tool is `slow_count`, ours `count`).
         for extra in &names[3..] {
-            assert!(["count", "reserve"].contains(extra), "{extra}");
+            assert!(["count", "reserve", "blurb"].contains(extra), "{extra}");
         }
         let mut last = None;
         for t in &ours[..3] {

@@ -311,7 +311,7 @@ impl<'a, S> Http<'a, S> {
         }
         let answer =
             self.server
-                .handle_outlined(&mut Connection::modern(), body, &outline, out, None);
+                .handle_outlined(&mut Connection::modern(), body, &outline, out, None, None);
         respond(out, answer, Status::Modern)
     }
 
@@ -341,7 +341,7 @@ impl<'a, S> Http<'a, S> {
             let mut conn = Connection::new();
             let answer = self
                 .server
-                .handle_outlined(&mut conn, body, outline, out, None);
+                .handle_outlined(&mut conn, body, outline, out, None, None);
             let mut r = respond(out, answer, Status::Handshake);
             if matches!(conn, Connection::Ready(_)) {
                 let mut id = SessionId([0; 16]);
@@ -361,7 +361,7 @@ impl<'a, S> Http<'a, S> {
         };
         let answer = self
             .server
-            .handle_outlined(&mut conn, body, outline, out, None);
+            .handle_outlined(&mut conn, body, outline, out, None, None);
         sessions.save(&id, conn, now);
         respond(out, answer, Status::Handshake)
     }

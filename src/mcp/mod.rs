@@ -300,6 +300,13 @@ pub struct ClientCapabilities {
     pub elicitation: bool,
 }
 
+impl ClientCapabilities {
+    /// The client can answer some input request.
+    pub fn any(&self) -> bool {
+        self.roots || self.sampling || self.elicitation
+    }
+}
+
 /// Client capabilities declared in an object (`initialize` or the envelope).
 pub(crate) fn client_capabilities(caps: Value<'_>) -> ClientCapabilities {
     ClientCapabilities {
@@ -368,3 +375,14 @@ macro_rules! setters {
     };
 }
 pub(crate) use setters;
+
+/// Who speaks a message (of a prompt, or of a sampling request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Role {
+    /// `user`
+    User,
+    /// `assistant`
+    Assistant,
+}

@@ -4,7 +4,7 @@
 use core::ops::Range;
 
 use super::Server;
-use super::invoke::{Ran, RequestInfo};
+use super::invoke::RequestInfo;
 use super::out::{Data, Out, Wrote};
 use super::params::{decode_spans, span};
 use crate::completion::{CompleteRequest, CompletionRef, Completions};
@@ -105,19 +105,12 @@ impl<S> Server<'_, S> {
             argument,
             value,
         };
-        let (outcome, Ran { body_start, track }) =
+        let (outcome, ran) =
             self.run_handler(&mut resp, &mut info, &Mrtr::NONE, &mut (), |ctx, ()| {
                 handler(&self.state, request, Completions::new(ctx))
             });
         match outcome {
-            Ok(_) => Self::close_handled(
-                resp,
-                &track,
-                info.is_modern(),
-                body_start,
-                None,
-                "completion",
-            ),
+            Ok(_) => Self::close_handled(resp, &info, &ran, None, "completion"),
             Err(e) => resp.protocol(&e),
         }
     }

@@ -9,11 +9,13 @@ use super::Server;
 use super::out::{Data, Out, Wrote};
 use super::params::{NamedSpans, span};
 use super::session::{Ready, Session};
+use super::waiting::NoRoom;
 use crate::context::{Ctx, MAX_PROGRESS_TOKEN, Mrtr, Notify, Track};
-use crate::error::{INTERNAL_ERROR, INVALID_PARAMS};
+use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, ProtocolError};
 use crate::mcp::envelope::Modern;
 use crate::mcp::{Cache, ClientCapabilities, LogLevel, ProtocolVersion};
 use crate::seal::Binding;
+use crate::wire::emit::Decimal;
 use crate::wire::json::{Kind, Value};
 
 /// What every request carries whatever its era: found by the one walk over
@@ -23,6 +25,17 @@ pub(super) struct RequestFacts<'n> {
     pub(super) notify: Option<&'n mut dyn Notify>,
     /// `params.name` and `params.arguments`.
     pub(super) named: NamedSpans,
+}
+
+/// How a handler that asks for input is served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Asking {
+    /// 2026-07-28: an `input_required` result.
+    Modern,
+    /// Handshake era: requests to the client; the call waits in this slot.
+    Slot(usize),
+    /// Handshake era, but the call cannot wait.
+    NoRoom(NoRoom),
 }
 
 /// Request-wide facts a handler context needs. Made only by
@@ -38,15 +51,22 @@ pub(super) struct RequestInfo<'n> {
     progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
     notify: Option<&'n mut dyn Notify>,
     named: NamedSpans,
+    asking: Asking,
+    /// A handshake-era call run again with the client's answers.
+    retry: Option<Mrtr<'n>>,
 }
 
 impl<'n> RequestInfo<'n> {
     /// A request on an initialized handshake-era session. `logging`: the
     /// server offers logging (then the session's level filters).
+    /// `asking`: where a handler that asks for input waits; `retry`: the
+    /// answers, when this is the call run again.
     pub(super) fn handshake(
         session: &Session<Ready>,
         logging: bool,
         facts: RequestFacts<'n>,
+        asking: Asking,
+        retry: Option<Mrtr<'n>>,
     ) -> Self {
         Self {
             version: session.version(),
@@ -56,6 +76,8 @@ impl<'n> RequestInfo<'n> {
             progress: facts.progress,
             notify: facts.notify,
             named: facts.named,
+            asking,
+            retry,
         }
     }
 
@@ -70,7 +92,14 @@ impl<'n> RequestInfo<'n> {
             progress: facts.progress,
             notify: facts.notify,
             named: facts.named,
+            asking: Asking::Modern,
+            retry: None,
         }
+    }
+
+    /// The answers of a handshake-era retry.
+    pub(super) fn retry(&self) -> Option<Mrtr<'n>> {
+        self.retry
     }
 
     pub(super) fn version(&self) -> ProtocolVersion {
@@ -223,6 +252,7 @@ impl<'s, S> Server<'s, S> {
             finished: false,
             input_required: false,
             state_error: false,
+            missing: None,
             mrtr,
             client: info.client,
             version: info.version,
@@ -253,16 +283,16 @@ impl<'s, S> Server<'s, S> {
     }
 
     /// Close what a resource, prompt or completion handler wrote: a finished
-    /// result (stamped, with `cache` on 2026-07-28), an `input_required`
-    /// answer, or `-32603` if it returned without finishing.
+    /// result (stamped, with `cache` on 2026-07-28), an answer that asks for
+    /// input, or `-32603` if it returned without finishing.
     pub(super) fn close_handled(
         resp: Out<'_, '_>,
-        track: &Track,
-        modern: bool,
-        body_start: usize,
+        info: &RequestInfo<'_>,
+        ran: &Ran,
         cache: Option<Cache>,
         what: &str,
     ) -> Wrote {
+        let track = &ran.track;
         if !track.finished {
             return resp.error(
                 INTERNAL_ERROR,
@@ -271,27 +301,48 @@ impl<'s, S> Server<'s, S> {
             );
         }
         if track.input_required {
-            return Self::finish_input_required_any(modern, body_start, track, resp);
+            return Self::asked(resp, info, ran);
         }
-        resp.close_result(body_start, track, cache)
+        resp.close_result(ran.body_start, track, cache)
     }
 
-    /// `input_required` from a resource or prompt handler: only 2026-07-28
-    /// clients can be asked for input.
-    fn finish_input_required_any(
-        modern: bool,
-        body_start: usize,
-        track: &Track,
-        resp: Out<'_, '_>,
-    ) -> Wrote {
-        if !modern {
-            return resp.error(
-                INTERNAL_ERROR,
-                format_args!("the handler needs input from the user, which only 2026-07-28 clients can be asked for"),
-                Data::None,
-            );
+    /// A handler asked for input: the one decision of how, for every family
+    /// and era. A missing client capability is `-32021`; on 2026-07-28 the
+    /// `input_required` result is closed; on the handshake era the body is
+    /// left for the router to send as requests, or refused when the call
+    /// cannot wait.
+    pub(super) fn asked(resp: Out<'_, '_>, info: &RequestInfo<'_>, ran: &Ran) -> Wrote {
+        if let Some(capability) = ran.track.missing {
+            return resp.protocol(&ProtocolError::missing_capability(capability));
         }
-        Self::finish_input_required(body_start, track, resp)
+        match info.asking {
+            Asking::Modern => Self::finish_input_required(ran.body_start, &ran.track, resp),
+            Asking::Slot(_) if ran.track.state_error => {
+                Self::finish_input_required(ran.body_start, &ran.track, resp)
+            }
+            Asking::Slot(slot) => resp.asked(slot, ran.body_start),
+            Asking::NoRoom(NoRoom::Full { slots }) => resp.error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "cannot wait for the client's input: all {} waiting-call slots are in use",
+                    Decimal::from(slots)
+                ),
+                Data::None,
+            ),
+            Asking::NoRoom(NoRoom::TooLarge { slot_bytes }) => resp.error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "cannot wait for the client's input: the request is larger than the {}-byte waiting-call slot",
+                    Decimal::from(slot_bytes)
+                ),
+                Data::None,
+            ),
+            Asking::NoRoom(NoRoom::Batch) => resp.error(
+                INTERNAL_ERROR,
+                format_args!("cannot wait for the client's input inside a batch"),
+                Data::None,
+            ),
+        }
     }
 }
 
@@ -304,6 +355,7 @@ mod tests {
     use crate::wire::emit::Writer;
 
     static SERVER: Server<'static, u32> = Server::new(ServerInfo::new("t", "1"), 7);
+    const NO_ROOM: Asking = Asking::NoRoom(NoRoom::Full { slots: 0 });
 
     fn ready() -> Session<Ready> {
         let client = ClientCapabilities {
@@ -326,7 +378,7 @@ mod tests {
         let mut buf = [0u8; 256];
         let mut w = Writer::new(&mut buf);
         let mut resp = Out::begin(&mut w, Some(b"1"));
-        let mut info = RequestInfo::handshake(&ready(), false, facts());
+        let mut info = RequestInfo::handshake(&ready(), false, facts(), NO_ROOM, None);
         let mut seen = 0u32;
         let (outcome, ran) = SERVER.run_handler(
             &mut resp,
@@ -361,7 +413,7 @@ mod tests {
         let mut buf = [0u8; 128];
         let mut w = Writer::new(&mut buf);
         let mut resp = Out::begin(&mut w, Some(b"\"a\""));
-        let mut info = RequestInfo::handshake(&ready(), true, facts());
+        let mut info = RequestInfo::handshake(&ready(), true, facts(), NO_ROOM, None);
         let ((), ran) =
             SERVER.run_handler(&mut resp, &mut info, &Mrtr::NONE, &mut (), |ctx, ()| {
                 // Logging is on: the session's default level filters.
@@ -370,8 +422,7 @@ mod tests {
         assert!(!ran.track.finished);
         assert_eq!(resp.w.len(), ran.body_start);
         // And the close turns it into -32603.
-        let wrote =
-            Server::<u32>::close_handled(resp, &ran.track, false, ran.body_start, None, "test");
+        let wrote = Server::<u32>::close_handled(resp, &info, &ran, None, "test");
         assert_eq!(wrote, Wrote::Error(INTERNAL_ERROR));
         let text = core::str::from_utf8(&buf).unwrap().trim_end_matches('\0');
         assert!(

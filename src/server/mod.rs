@@ -40,6 +40,7 @@
 //! without them; `structuredContent` is left out before 2025-06-18 (a text
 //! block carries the same JSON).
 
+mod asking;
 mod complete;
 mod invoke;
 mod lifecycle;
@@ -51,9 +52,12 @@ mod resources;
 mod route;
 mod session;
 mod tools;
+mod waiting;
 
 pub(crate) use out::{Answer, write_error};
 pub use session::{ClientCapabilities, Connection, Ready, Session, Uninitialized};
+pub(crate) use waiting::WaitingView;
+pub use waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, Waiting};
 
 /// Where the caching hint types live now (paths kept).
 pub use crate::mcp::{Cache, CacheScope};
@@ -249,7 +253,7 @@ impl<'s, S> Server<'s, S> {
     /// are unescaped in place).
     #[must_use = "the answer is out[..n]: send it"]
     pub fn handle(&self, conn: &mut Connection, frame: &mut [u8], out: &mut [u8]) -> usize {
-        self.handle_inner(conn, frame, out, None).len
+        self.handle_inner(conn, frame, out, None, None).len
     }
 
     /// Like [`handle`](Self::handle), but each notification a handler sends
@@ -263,7 +267,41 @@ impl<'s, S> Server<'s, S> {
         out: &mut [u8],
         notify: &mut dyn Notify,
     ) -> usize {
-        self.handle_inner(conn, frame, out, Some(notify)).len
+        self.handle_inner(conn, frame, out, Some(notify), None).len
+    }
+
+    /// Like [`handle`](Self::handle), on a connection whose calls can wait
+    /// for the client: a handshake-era handler that asks for input
+    /// ([`crate::mrtr`]) has its input requests sent to the client as
+    /// JSON-RPC requests (in `out`, instead of an answer) and waits in
+    /// `waiting`; the client's answers, passed in like any other frame,
+    /// complete it, and its final answer comes out then. Keep one `waiting`
+    /// per connection, beside its [`Connection`].
+    #[must_use = "the answer is out[..n]: send it"]
+    pub fn handle_waiting<const N: usize, const B: usize>(
+        &self,
+        conn: &mut Connection,
+        waiting: &mut Waiting<N, B>,
+        frame: &mut [u8],
+        out: &mut [u8],
+    ) -> usize {
+        self.handle_inner(conn, frame, out, None, Some(&mut waiting.view()))
+            .len
+    }
+
+    /// [`handle_waiting`](Self::handle_waiting) with notifications streamed
+    /// through `notify` (as [`handle_with`](Self::handle_with)).
+    #[must_use = "the answer is out[..n]: send it"]
+    pub fn handle_waiting_with<const N: usize, const B: usize>(
+        &self,
+        conn: &mut Connection,
+        waiting: &mut Waiting<N, B>,
+        frame: &mut [u8],
+        out: &mut [u8],
+        notify: &mut dyn Notify,
+    ) -> usize {
+        self.handle_inner(conn, frame, out, Some(notify), Some(&mut waiting.view()))
+            .len
     }
 
     /// The JSON limits every frame is validated under.

@@ -35,6 +35,16 @@ pub(super) enum Wrote {
     Nothing,
     /// An answer was due but did not fit.
     Failed,
+    /// A handshake-era handler asked for input: its `input_required` body
+    /// (from `body_start`, not closed) is in the writer after the message
+    /// start `start`, to become requests to the client (`slot` waits).
+    Asked {
+        slot: usize,
+        start: usize,
+        body_start: usize,
+    },
+    /// Requests to the client were written (the call waits for answers).
+    Requests,
 }
 
 /// A response under construction: `{"jsonrpc":"2.0","id":ID` is written.
@@ -185,6 +195,16 @@ impl<'w, 'o> Out<'w, 'o> {
             return self.done_as(Wrote::Error(INTERNAL_ERROR));
         }
         self.done_as(Wrote::Error(code))
+    }
+
+    /// Leave a handshake-era `input_required` body open for the router to
+    /// turn into requests to the client.
+    pub(super) fn asked(self, slot: usize, body_start: usize) -> Wrote {
+        Wrote::Asked {
+            slot,
+            start: self.start,
+            body_start,
+        }
     }
 
     /// A request refused by the 2026-07-28 envelope ladder.

@@ -4,7 +4,7 @@
 use core::ops::Range;
 
 use super::Server;
-use super::invoke::{Ran, RequestInfo};
+use super::invoke::RequestInfo;
 use super::out::{Data, Out, Wrote};
 use super::params::{named_call, span, split_spans};
 use crate::error::INVALID_PARAMS;
@@ -85,18 +85,19 @@ impl<S> Server<'_, S> {
                 .and_then(Option::take)
                 .and_then(|r| json::unescape_str_in_place(r).ok())
         });
-        let Ok(input) = Self::mrtr_input(binding, state, responses) else {
-            return Self::bad_state(resp);
+        let input = match info.retry() {
+            Some(answers) => answers,
+            None => match Self::mrtr_input(binding, state, responses) {
+                Ok(input) => input,
+                Err(()) => return Self::bad_state(resp),
+            },
         };
         let request = PromptRequest::new(prompt.descriptor.arguments, values);
-        let (outcome, Ran { body_start, track }) =
-            self.run_handler(&mut resp, &mut info, &input, &mut (), |ctx, ()| {
-                (prompt.handler)(&self.state, request, Messages::new(ctx))
-            });
+        let (outcome, ran) = self.run_handler(&mut resp, &mut info, &input, &mut (), |ctx, ()| {
+            (prompt.handler)(&self.state, request, Messages::new(ctx))
+        });
         match outcome {
-            Ok(_) => {
-                Self::close_handled(resp, &track, info.is_modern(), body_start, None, "prompt")
-            }
+            Ok(_) => Self::close_handled(resp, &info, &ran, None, "prompt"),
             Err(e) => resp.protocol(&e),
         }
     }

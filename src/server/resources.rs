@@ -4,7 +4,7 @@
 use core::ops::Range;
 
 use super::Server;
-use super::invoke::{Ran, RequestInfo};
+use super::invoke::RequestInfo;
 use super::out::{Data, Out, Wrote};
 use super::params::{span, split_spans};
 use crate::error::INVALID_PARAMS;
@@ -58,19 +58,21 @@ impl<S> Server<'_, S> {
                 Data::Uri(uri),
             );
         };
-        let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
-            return Self::bad_state(resp);
+        let input = match info.retry() {
+            Some(answers) => answers,
+            None => match Self::mrtr_input(mrtr.binding, state, responses) {
+                Ok(input) => input,
+                Err(()) => return Self::bad_state(resp),
+            },
         };
-        let (outcome, Ran { body_start, track }) =
-            self.run_handler(&mut resp, &mut info, &input, &mut (), |ctx, ()| {
-                handler(&self.state, ReadRequest::new(uri, vars), Contents::new(ctx))
-            });
+        let (outcome, ran) = self.run_handler(&mut resp, &mut info, &input, &mut (), |ctx, ()| {
+            handler(&self.state, ReadRequest::new(uri, vars), Contents::new(ctx))
+        });
         match outcome {
             Ok(_) => Self::close_handled(
                 resp,
-                &track,
-                info.is_modern(),
-                body_start,
+                &info,
+                &ran,
                 Some(cache.unwrap_or(self.cache)),
                 "resource",
             ),

@@ -3,13 +3,14 @@
 
 use core::ops::Range;
 
-use super::invoke::{RequestFacts, RequestInfo};
+use super::invoke::{Asking, RequestFacts, RequestInfo};
 use super::list::List;
 use super::out::Answer;
 use super::out::{Data, Out, Wrote, answer_writer, finish};
 use super::params::{NamedSpans, ParamsScan, progress_token, span};
+use super::waiting::{NoRoom, WaitingView};
 use super::{Connection, Server, Session};
-use crate::context::Notify;
+use crate::context::{Mrtr, Notify};
 use crate::error::{
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
 };
@@ -22,12 +23,13 @@ use crate::wire::json::{self, Kind, Value};
 impl<S> Server<'_, S> {
     /// Validate one frame (once, under the server's [`Limits`](json::Limits),
     /// recording its [`Outline`](json::Outline)) and answer it.
-    pub(super) fn handle_inner(
+    pub(crate) fn handle_inner(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
+        waiting: Option<&mut WaitingView<'_>>,
     ) -> Answer {
         if frame
             .iter()
@@ -37,7 +39,7 @@ impl<S> Server<'_, S> {
         }
         let mut outline = json::Outline::new();
         match json::validate_outlined(frame, &self.limits, &mut outline) {
-            Ok(()) => self.handle_outlined(conn, frame, &outline, out, notify),
+            Ok(()) => self.handle_outlined(conn, frame, &outline, out, notify, waiting),
             Err(e) => Self::parse_error(e, out),
         }
     }
@@ -63,13 +65,23 @@ impl<S> Server<'_, S> {
         outline: &json::Outline,
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
+        waiting: Option<&mut WaitingView<'_>>,
     ) -> Answer {
         let mut w = answer_writer(out);
         let wrote = if Value::trusted(frame).kind() == Kind::Array {
-            self.batch(conn, frame, &mut w, notify);
+            self.batch(conn, frame, &mut w, notify, waiting);
             Wrote::Answer
         } else {
-            self.message(conn, frame, Some(outline), &mut w, notify, false)
+            self.message(
+                conn,
+                frame,
+                Some(outline),
+                &mut w,
+                notify,
+                false,
+                waiting,
+                None,
+            )
         };
         Answer::of(wrote, finish(w))
     }
@@ -81,6 +93,7 @@ impl<S> Server<'_, S> {
         frame: &mut [u8],
         w: &mut Writer<'_>,
         mut notify: Option<&mut dyn Notify>,
+        mut waiting: Option<&mut WaitingView<'_>>,
     ) {
         let version = conn.version();
         if !version.is_some_and(|v| v.fields().batches) {
@@ -132,10 +145,20 @@ impl<S> Server<'_, S> {
                 Some(n) => Some(&mut **n),
                 None => None,
             };
-            match self.message(conn, element, None, w, sink, true) {
-                Wrote::Answer | Wrote::Error(_) => answers += 1,
+            match self.message(
+                conn,
+                element,
+                None,
+                w,
+                sink,
+                true,
+                waiting.as_deref_mut(),
+                None,
+            ) {
+                Wrote::Answer | Wrote::Error(_) | Wrote::Requests => answers += 1,
                 Wrote::Nothing => w.truncate(before),
-                Wrote::Failed => {
+                // Not in a batch: a call there cannot wait.
+                Wrote::Failed | Wrote::Asked { .. } => {
                     failed = true;
                     break;
                 }
@@ -168,8 +191,12 @@ impl<S> Server<'_, S> {
     }
 
     /// One JSON-RPC message (top level or a batch element). `outline`, when
-    /// given, is the [`json::Outline`] of exactly `frame`.
-    fn message(
+    /// given, is the [`json::Outline`] of exactly `frame`. `waiting`: where
+    /// calls that ask the client for input wait (handshake era); `retry`: this
+    /// frame is such a call's original request, run again with the answers
+    /// (then an `Asked` result is the caller's to park).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn message(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
@@ -177,6 +204,8 @@ impl<S> Server<'_, S> {
         w: &mut Writer<'_>,
         notify: Option<&mut dyn Notify>,
         in_batch: bool,
+        mut waiting: Option<&mut WaitingView<'_>>,
+        retry: Option<(usize, Mrtr<'_>)>,
     ) -> Wrote {
         let value = Value::trusted(frame);
         let parsed = match outline.and_then(|o| o.members(frame, None)) {
@@ -185,9 +214,25 @@ impl<S> Server<'_, S> {
         };
         let request = match parsed {
             Ok(Envelope::Request(r)) => r,
-            // Notifications (initialized, cancelled, unknown ones) and client
-            // responses are never answered.
-            Ok(_) => return Wrote::Nothing,
+            // A client's answer to one of our requests: it may complete a
+            // waiting call (unknown ids are ignored).
+            Ok(Envelope::Response { id }) => {
+                return match (waiting, id) {
+                    (Some(view), Some(id)) => {
+                        self.client_answer(conn, frame, id.raw(), view, w, notify)
+                    }
+                    _ => Wrote::Nothing,
+                };
+            }
+            // Cancelling a waiting call drops it: no answer, ever.
+            Ok(Envelope::Notification(n)) => {
+                if let Some(view) = waiting
+                    && Method::from_json(n.method) == Method::Cancelled
+                {
+                    Self::cancel_waiting(view, n.params);
+                }
+                return Wrote::Nothing;
+            }
             Err(invalid) => {
                 crate::log::debug!("picomcp: invalid request: {}", invalid.reason);
                 return Out::begin(w, invalid.id.map(|i| i.raw())).error(
@@ -208,6 +253,13 @@ impl<S> Server<'_, S> {
             },
         };
         let meta = scan.meta;
+        // Shortens the sink's trait-object lifetime to this request's scope
+        // (so it can share one with a retry's answers).
+        #[allow(clippy::needless_match)]
+        let notify: Option<&mut dyn Notify> = match notify {
+            Some(n) => Some(n),
+            None => None,
+        };
         let facts = RequestFacts {
             progress: progress_token(meta),
             notify,
@@ -225,6 +277,10 @@ impl<S> Server<'_, S> {
                 _ => Connection::Uninitialized(Session::new()),
             };
         }
+        let id_span = {
+            let r = span(frame, request.id.raw());
+            (r.start, r.end)
+        };
         let mut resp = Out::begin(w, Some(request.id.raw()));
         let params_span = params.map(|p| span(frame, p.raw()));
         let session = match conn {
@@ -288,7 +344,31 @@ impl<S> Server<'_, S> {
             }
             Connection::Ready(session) => session,
         };
-        let info = RequestInfo::handshake(session, self.logging, facts);
+        let (retry_slot, answers) = match retry {
+            Some((slot, answers)) => (Some(slot), Some(answers)),
+            None => (None, None),
+        };
+        let asking = match (retry_slot, waiting.as_deref_mut()) {
+            (Some(slot), _) => Asking::Slot(slot),
+            _ if in_batch => Asking::NoRoom(NoRoom::Batch),
+            // Only a call that may ask, from a client that can answer, is
+            // copied aside before it runs (unescaping changes the frame).
+            (None, Some(view))
+                if matches!(
+                    method,
+                    Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+                ) && session.client_capabilities().any() =>
+            {
+                match view.reserve(frame, id_span) {
+                    Ok(slot) => Asking::Slot(slot),
+                    Err(no_room) => Asking::NoRoom(no_room),
+                }
+            }
+            (None, view) => Asking::NoRoom(NoRoom::Full {
+                slots: view.map_or(0, |v| v.meta.len()),
+            }),
+        };
+        let info = RequestInfo::handshake(session, self.logging, facts, asking, answers);
         match method {
             Method::Ping => resp.result(|w| w.raw(b"{}")),
             Method::Initialize if in_batch => resp.error(
@@ -319,7 +399,18 @@ impl<S> Server<'_, S> {
                 resp.result(|w| w.raw(b"{}"))
             }
             Method::Discover => self.not_found(frame, method_span, resp),
-            _ => self.dispatch(method, method_span, info, frame, params_span, resp),
+            _ => match self.dispatch(method, method_span, info, frame, params_span, resp) {
+                // The call waits for the client (a retry's caller parks it).
+                Wrote::Asked {
+                    slot,
+                    start,
+                    body_start,
+                } if retry_slot.is_none() => match waiting {
+                    Some(view) => self.park(view, w, slot, start, body_start),
+                    None => Wrote::Failed,
+                },
+                wrote => wrote,
+            },
         }
     }
 

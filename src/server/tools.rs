@@ -68,28 +68,26 @@ impl<S> Server<'_, S> {
         let name = tool.descriptor.name;
         let mut empty = *b"{}";
         let [args, state, responses] = split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
-        let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
-            return Self::bad_state(resp);
+        let input = match info.retry() {
+            Some(answers) => answers,
+            None => match Self::mrtr_input(mrtr.binding, state, responses) {
+                Ok(input) => input,
+                Err(()) => return Self::bad_state(resp),
+            },
         };
         let args = Arguments::new(args.unwrap_or(&mut empty));
         let mut state = ReplyState::default();
-        let (outcome, Ran { body_start, track }) =
+        let (outcome, ran) =
             self.run_handler(&mut resp, &mut info, &input, &mut state, |ctx, state| {
                 (tool.handler)(&self.state, args, Reply::new(ctx, state))
             });
+        let Ran {
+            body_start,
+            ref track,
+        } = ran;
         match outcome {
-            Ok(_) if track.finished && track.input_required && !info.is_modern() => {
-                resp.w.truncate(body_start);
-                let text = Text::Fmt(format_args!(
-                    "this tool needs input from the user, which protocol version {version} cannot ask for (it needs 2026-07-28)"
-                ));
-                write_tool_error(resp.w, EXECUTING, name, text);
-                self.close_tool_result(name, body_start, resp)
-            }
-            Ok(_) if track.finished && track.input_required => {
-                Self::finish_input_required(body_start, &track, resp)
-            }
-            Ok(_) => self.finish_tool_result(tool, version, &track, state, body_start, resp),
+            Ok(_) if track.finished && track.input_required => Self::asked(resp, &info, &ran),
+            Ok(_) => self.finish_tool_result(tool, version, track, state, body_start, resp),
             Err(ToolFailure::Tool(e)) => {
                 resp.w.truncate(body_start);
                 write_tool_error(resp.w, EXECUTING, name, Text::Str(e.message()));

@@ -27,9 +27,9 @@
 
 use embedded_io_async::{Read, Write};
 
-use super::{LoopState, answer, rest_after_write};
+use super::state::{LoopState, answer, rest_after_write};
 use crate::error::Error;
-use crate::server::Server;
+use crate::server::{Server, Waiting};
 
 /// Serve `io` until end of input: the async twin of
 /// [`serve`](super::serve).
@@ -53,7 +53,43 @@ pub async fn serve_async<T, S>(
 where
     T: Read + Write,
 {
-    let mut state = LoopState::new(input);
+    serve_async_in(server, io, LoopState::new(input, None), output).await
+}
+
+/// [`serve_waiting`](super::serve_waiting)'s async twin: calls that ask the
+/// client for input wait in `waiting` while the loop serves on.
+///
+/// # Errors
+///
+/// As [`serve_async`].
+pub async fn serve_async_waiting<T, S, const N: usize, const B: usize>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+    waiting: &mut Waiting<N, B>,
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write,
+{
+    serve_async_in(
+        server,
+        io,
+        LoopState::new(input, Some(waiting.view())),
+        output,
+    )
+    .await
+}
+
+async fn serve_async_in<T, S>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    mut state: LoopState<'_, '_>,
+    output: &mut [u8],
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write,
+{
     loop {
         while let Some(n) = state.answer_next(server, output, None) {
             send(io, output, n).await?;

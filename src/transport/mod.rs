@@ -4,7 +4,7 @@
 //! [`serve`] is the blocking loop: firmware drives it over a UART that
 //! implements [`embedded_io::Read`] + [`embedded_io::Write`], the std build
 //! over [`Stdio`] (feature `std`). It frames lines with
-//! [`LineFramer`], answers every complete
+//! [`LineFramer`](crate::wire::frame::LineFramer), answers every complete
 //! frame with [`Server::handle_with`], flushes only when no complete frame is
 //! left (so pipelined requests are answered in batches of writes), and returns
 //! `Ok(())` at end of input after answering everything already received.
@@ -25,11 +25,12 @@
 
 #[cfg(feature = "embedded-io-async")]
 mod asynch;
+mod state;
 #[cfg(feature = "std")]
 mod stdio;
 
 #[cfg(feature = "embedded-io-async")]
-pub use asynch::serve_async;
+pub use asynch::{serve_async, serve_async_waiting};
 #[cfg(feature = "std")]
 pub use stdio::Stdio;
 
@@ -37,8 +38,8 @@ use embedded_io::{Read, Write};
 
 use crate::content::Notify;
 use crate::error::Error;
-use crate::server::{Connection, Server};
-use crate::wire::frame::{LineFramer, Status};
+use crate::server::{Server, Waiting};
+use state::{LoopState, answer, rest_after_write};
 
 /// Serve `io` until end of input.
 ///
@@ -61,7 +62,46 @@ pub fn serve<T, S>(
 where
     T: Read + Write,
 {
-    let mut state = LoopState::new(input);
+    serve_in(server, io, LoopState::new(input, None), output)
+}
+
+/// [`serve`], on a connection whose calls can wait for the client: a
+/// handshake-era handler that asks for input (an elicitation, a sampling
+/// request, the client's roots; see [`crate::mrtr`]) has its requests sent
+/// to the client on this same stream, waits in `waiting` while the loop
+/// goes on serving other requests, and is answered when the client's
+/// answers have come in ([`Server::handle_waiting`]).
+///
+/// # Errors
+///
+/// As [`serve`].
+pub fn serve_waiting<T, S, const N: usize, const B: usize>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+    waiting: &mut Waiting<N, B>,
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write,
+{
+    serve_in(
+        server,
+        io,
+        LoopState::new(input, Some(waiting.view())),
+        output,
+    )
+}
+
+fn serve_in<T, S>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    mut state: LoopState<'_, '_>,
+    output: &mut [u8],
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write,
+{
     loop {
         loop {
             let mut sink = Sink {
@@ -91,62 +131,6 @@ where
     }
 }
 
-/// The I/O-free part of a serve loop: framing, dispatch and the connection.
-/// Both [`serve`] and `serve_async` drive it; they only add the I/O calls.
-struct LoopState<'i> {
-    framer: LineFramer<&'i mut [u8]>,
-    conn: Connection,
-}
-
-impl<'i> LoopState<'i> {
-    fn new(input: &'i mut [u8]) -> Self {
-        Self {
-            framer: LineFramer::new(input),
-            conn: Connection::new(),
-        }
-    }
-
-    /// Answer the next buffered frame into `output`: `Some(n)` bytes to send
-    /// (`n` may be 0), or `None` when no complete frame is left (flush, then
-    /// read more). With `notify`, a handler's notifications go there as they
-    /// are written; without, they come first in `output`.
-    fn answer_next<S>(
-        &mut self,
-        server: &Server<'_, S>,
-        output: &mut [u8],
-        notify: Option<&mut dyn Notify>,
-    ) -> Option<usize> {
-        match self.framer.next_frame() {
-            Status::Partial => None,
-            Status::Complete(line) => Some(match notify {
-                Some(sink) => server.handle_with(&mut self.conn, line, output, sink),
-                None => server.handle(&mut self.conn, line, output),
-            }),
-            Status::Overflow { limit } => Some(server.handle_overflow(limit, output)),
-        }
-    }
-
-    /// Free input space to read into; empty only while a full buffer waits
-    /// for [`answer_next`](Self::answer_next) to report it.
-    fn spare(&mut self) -> &mut [u8] {
-        self.framer.spare()
-    }
-
-    /// `n` bytes were read into [`spare`](Self::spare).
-    fn commit(&mut self, n: usize) {
-        self.framer.commit(n);
-    }
-
-    /// End of input: answer a last line that had no newline, if any; the
-    /// bytes to send (notifications included, ahead of the response).
-    fn finish<S>(&mut self, server: &Server<'_, S>, output: &mut [u8]) -> usize {
-        match self.framer.finish() {
-            Some(line) => server.handle(&mut self.conn, line, output),
-            None => 0,
-        }
-    }
-}
-
 /// Streams a handler's notifications to the transport as they are written
 /// (flushed, so progress is seen while the handler runs).
 struct Sink<'a, T: Write> {
@@ -165,11 +149,6 @@ impl<T: Write> Notify for Sink<'_, T> {
     }
 }
 
-/// The bytes of `output` to send: `output[..n]`, or nothing.
-fn answer(output: &[u8], n: usize) -> &[u8] {
-    output.get(..n).unwrap_or(&[])
-}
-
 fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error<T::Error>> {
     match answer(output, n) {
         [] => Ok(()),
@@ -185,14 +164,4 @@ fn write_all<T: Write>(io: &mut T, mut bytes: &[u8]) -> Result<(), Error<T::Erro
         bytes = rest_after_write(bytes, n)?;
     }
     Ok(())
-}
-
-/// What is left of `bytes` after a `write` that took `n` of them: taking
-/// none of a non-empty buffer, or more than was given, is
-/// [`Error::WriteZero`]. Shared by both loops' `write_all`.
-fn rest_after_write<E>(bytes: &[u8], n: usize) -> Result<&[u8], Error<E>> {
-    match bytes.get(n..) {
-        Some(rest) if n > 0 => Ok(rest),
-        _ => Err(Error::WriteZero),
-    }
 }

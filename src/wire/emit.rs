@@ -340,6 +340,32 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// Append a copy of the bytes at `start..end` of what was already written.
+    pub fn copy_from(&mut self, start: usize, end: usize) {
+        if self.overflow || start > end || end > self.len {
+            self.overflow |= start > end || end > self.len;
+            return;
+        }
+        let n = end - start;
+        let new_len = self.len.saturating_add(n);
+        if new_len > self.limit.saturating_sub(self.reserve) {
+            self.overflow = true;
+            return;
+        }
+        // The source lies before the tail, so the two never overlap.
+        let Some((head, tail)) = self.buf.split_at_mut_checked(self.len) else {
+            self.overflow = true;
+            return;
+        };
+        match (head.get(start..end), tail.get_mut(..n)) {
+            (Some(src), Some(dst)) => {
+                dst.copy_from_slice(src);
+                self.len = new_len;
+            }
+            _ => self.overflow = true,
+        }
+    }
+
     /// Move the bytes written after `from` so they start at `to` (`to <= from`),
     /// dropping what lay in between.
     pub fn cut(&mut self, to: usize, from: usize) {

@@ -100,3 +100,10 @@ pub fn session_v(version: &str, lines: &[&str]) -> Vec<String> {
     out.remove(0);
     out
 }
+
+/// An `initialize` request declaring `capabilities` (a JSON object).
+pub fn init_with(version: &str, capabilities: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{capabilities},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    )
+}

@@ -10,7 +10,8 @@
 
 mod shop;
 
-use picomcp::transport::{Stdio, serve};
+use picomcp::server::Waiting;
+use picomcp::transport::{Stdio, serve_waiting};
 
 /// 32 bytes from the OS's randomness (std's hasher keys are seeded from it).
 fn random_key() -> [u8; 32] {
@@ -103,7 +104,17 @@ fn main() {
     // A fresh key per process for sealing MRTR request state (`reserve`).
     let key: &'static [u8] = Box::leak(random_key().into());
     let server = shop::server_with(page_size, key);
-    match serve(&server, &mut Stdio::new(), &mut input, &mut output) {
+    // Calls that ask the client (reserve, blurb) on a handshake-era
+    // connection wait here: 4 at once, each up to 16 KiB (request, state and
+    // the client's answers). On the heap, once, like the buffers.
+    let mut waiting = Box::new(Waiting::<4, { 16 << 10 }>::new());
+    match serve_waiting(
+        &server,
+        &mut Stdio::new(),
+        &mut input,
+        &mut output,
+        &mut waiting,
+    ) {
         Ok(()) => {}
         Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(e) => {

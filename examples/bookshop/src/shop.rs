@@ -3,8 +3,8 @@
 
 use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
 use picomcp::derive_support::{ContentExt, HasSchema, PromptArguments, WriteJson};
-use picomcp::error::ClientCapability;
-use picomcp::mrtr::ElicitAction;
+use picomcp::error::Message;
+use picomcp::mrtr::{ElicitAction, Sampling, SamplingContent, SamplingMessage};
 use picomcp::prompt::{Messages, Prompt, PromptDescriptor, PromptOutcome, PromptRequest};
 use picomcp::resource::{
     Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate,
@@ -182,14 +182,48 @@ fn reserve<'a>(
             reply.text_fmt(format_args!("Not reserved: {title}"))
         };
     }
-    if !reply.client_capabilities().elicitation {
-        return Err(ToolFailure::protocol(ProtocolError::missing_capability(
-            ClientCapability::Elicitation,
-        )));
-    }
+    // Asking needs the client's `elicitation` capability: without it the
+    // server answers -32021 (on every era).
     let mut ask = reply.input_required();
     ask.elicit("confirm", format_args!("Reserve {title}?"), &CONFIRM_FORM)
         .state(b"confirm");
+    ask.finish()
+}
+
+fn blurb<'a>(
+    shop: &'a Shop,
+    TitleArgs { title }: TitleArgs<'a>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
+    let Some(author) = shop.author(title) else {
+        return Err(not_found(title).into());
+    };
+    if let Some(answer) = reply.input_response("blurb") {
+        // A `CreateMessageResult`: the model's text is its content's text.
+        let text = answer
+            .value()
+            .get("content")
+            .and_then(|c| c.get("text"))
+            .and_then(|t| t.as_str());
+        let mut content = reply.content();
+        match text {
+            Some(text) => content.text_with(|w| {
+                for c in text.chars() {
+                    let _ = core::fmt::Write::write_char(w, c);
+                }
+            }),
+            None => content.text("(the model answered without text)"),
+        };
+        return content.finish();
+    }
+    let prompt = Message::format(format_args!(
+        "Write a one-line blurb for {title} by {author}."
+    ));
+    let messages = [SamplingMessage::user(SamplingContent::Text(
+        prompt.as_str(),
+    ))];
+    let mut ask = reply.input_required();
+    ask.sample("blurb", &Sampling::new(&messages, 100));
     ask.finish()
 }
 
@@ -298,8 +332,13 @@ pub const TOOLS: &[Tool<Shop>] = &[
         name: "reserve",
         description: "Reserve a book; asks the user to confirm first.",
         args: TitleArgs,
-        since: picomcp::ProtocolVersion::V2026_07_28,
         handler: reserve,
+    },
+    picomcp::tool! {
+        name: "blurb",
+        description: "A one-line blurb for a book, written by the client's model.",
+        args: TitleArgs,
+        handler: blurb,
     },
     picomcp::tool! {
         name: "count",
