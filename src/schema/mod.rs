@@ -36,9 +36,17 @@
 // `emit`: a schema as JSON text; `check`: the argument checker;
 // `violation`: what broke a schema and where, and its message.
 mod check;
+mod compose;
 mod emit;
 mod violation;
 mod vocab;
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::wire::emit::Writer;
+use crate::wire::json::Value;
+use violation::PathBuf;
 
 pub use violation::{Constraint, Violation};
 pub use vocab::{Bound, Literal, Types};
@@ -101,6 +109,105 @@ pub struct Schema<'s> {
     pub max_items: Option<u32>,
     /// `default`, as raw JSON text (emitted only).
     pub default: Option<&'s str>,
+    /// The JSON Schema 2020-12 core and applicator keywords (`$schema`,
+    /// `$defs`, `$anchor`, `$ref`, `allOf`, `anyOf`, `oneOf`, `not`,
+    /// `if`/`then`/`else`), behind one pointer so a schema that uses none of
+    /// them stays small.
+    pub composition: Option<&'s Composition<'s>>,
+}
+
+/// One entry of `$defs`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Def<'s> {
+    /// The name (`#/$defs/NAME` refers to it, compared as written).
+    pub name: &'s str,
+    /// Its schema.
+    pub schema: &'s Schema<'s>,
+}
+
+impl<'s> Def<'s> {
+    /// A definition.
+    pub const fn new(name: &'s str, schema: &'s Schema<'s>) -> Self {
+        Self { name, schema }
+    }
+}
+
+/// The JSON Schema 2020-12 keywords of a [`Schema`] beyond the validation
+/// vocabulary: `$schema`, `$defs`, `$anchor`, `$ref`, `allOf`, `anyOf`,
+/// `oneOf`, `not`, `if`, `then`, `else`. Built with
+/// [`Composition::new`] and its `const` builders, attached with
+/// [`Schema::composition`].
+///
+/// The code that checks and writes these keywords is reached through a
+/// pointer that only [`Composition::new`] stores, so a program none of whose
+/// schemas has a `Composition` does not link it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Composition<'s> {
+    /// `$schema`: the dialect URI (emitted only), e.g. [`DRAFT_2020_12`].
+    pub dialect: Option<&'s str>,
+    /// `$anchor` (a `$ref` of `#NAME` finds it on the root schema or on a
+    /// schema of the root's `$defs`).
+    pub anchor: Option<&'s str>,
+    /// `$ref`: `#`, `#/$defs/NAME` or `#ANCHOR`, resolved against the root
+    /// schema; any other reference fails the check.
+    pub reference: Option<&'s str>,
+    /// `$defs`, in emission order.
+    pub defs: &'s [Def<'s>],
+    /// `allOf` (empty: absent).
+    pub all_of: &'s [Schema<'s>],
+    /// `anyOf` (empty: absent).
+    pub any_of: &'s [Schema<'s>],
+    /// `oneOf` (empty: absent).
+    pub one_of: &'s [Schema<'s>],
+    /// `not`.
+    pub not: Option<&'s Schema<'s>>,
+    /// `if`.
+    pub if_: Option<&'s Schema<'s>>,
+    /// `then` (used only with `if`).
+    pub then: Option<&'s Schema<'s>>,
+    /// `else` (used only with `if`).
+    pub else_: Option<&'s Schema<'s>>,
+    ops: Ops,
+}
+
+/// The JSON Schema 2020-12 dialect URI, for [`Composition::dialect`].
+pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// What the checker carries down a walk: the root (for `$ref`), the path to
+/// the value being checked and the first violation.
+struct Walk<'s, 'a> {
+    root: &'s Schema<'s>,
+    path: PathBuf<'a>,
+    found: Option<Violation<'s, 'a>>,
+    /// `'s: 'a`, implied wherever a `Walk` is an argument (so the function
+    /// pointers of [`Ops`] can carry the bound).
+    outlives: PhantomData<&'a &'s ()>,
+}
+
+/// The code for a [`Composition`]'s keywords (in `compose.rs`), reached only
+/// through this pointer pair so it is linked only when some schema has a
+/// `Composition`.
+#[derive(Clone, Copy)]
+struct Ops {
+    /// Check a value against the composition's keywords.
+    check: for<'s, 'a> fn(&'s Composition<'s>, &Value<'a>, usize, &mut Walk<'s, 'a>) -> bool,
+    /// Write the keywords that come before (`true`: `$schema`, `$anchor`,
+    /// `$ref`) or after (`false`) the validation keywords.
+    write: fn(&Composition<'_>, &mut Writer<'_>, usize, &mut bool, bool),
+}
+
+impl fmt::Debug for Ops {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Ops")
+    }
+}
+
+/// There is one `Ops` value (what [`Composition::new`] stores).
+impl PartialEq for Ops {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// How deep a schema may nest before the checker gives up (guards
@@ -129,6 +236,7 @@ impl<'s> Schema<'s> {
         min_items: None,
         max_items: None,
         default: None,
+        composition: None,
     };
 
     /// A schema of the given type(s).
@@ -197,6 +305,13 @@ impl<'s> Schema<'s> {
     /// Set `description`.
     pub const fn description(mut self, description: &'s str) -> Self {
         self.description = Some(description);
+        self
+    }
+
+    /// Set `properties` (without setting `type`: for a subschema such as
+    /// the `if` of an object, which applies only when the value is one).
+    pub const fn properties(mut self, properties: &'s [Property<'s>]) -> Self {
+        self.properties = properties;
         self
     }
 
@@ -301,6 +416,13 @@ impl<'s> Schema<'s> {
     /// Set `default` (raw JSON text, emitted only).
     pub const fn default_json(mut self, json: &'s str) -> Self {
         self.default = Some(json);
+        self
+    }
+
+    /// Attach the 2020-12 keywords of `composition` (`$schema`, `$defs`,
+    /// `$ref`, `allOf`, …).
+    pub const fn composition(mut self, composition: &'s Composition<'s>) -> Self {
+        self.composition = Some(composition);
         self
     }
 }

@@ -44,6 +44,18 @@ impl<'a> PathBuf<'a> {
             *slot = None;
         }
     }
+
+    /// How many segments deep (may exceed what is kept).
+    pub(super) fn depth(&self) -> usize {
+        self.len
+    }
+
+    /// Back to `depth` segments (after a branch that failed part-way).
+    pub(super) fn truncate(&mut self, depth: usize) {
+        while self.len > depth {
+            self.pop();
+        }
+    }
 }
 
 /// The constraint a value broke.
@@ -80,8 +92,18 @@ pub enum Constraint<'s> {
     MinItems(u32),
     /// More than `maxItems`.
     MaxItems(u32),
-    /// Nested deeper than [`MAX_SCHEMA_DEPTH`](super::MAX_SCHEMA_DEPTH).
+    /// Nested deeper than [`MAX_SCHEMA_DEPTH`](super::MAX_SCHEMA_DEPTH)
+    /// (a `$ref` cycle ends here too).
     TooDeep,
+    /// Matches no schema of `anyOf`.
+    AnyOf,
+    /// Matches this many schemas of `oneOf` (not exactly one).
+    OneOf(usize),
+    /// Matches the schema of `not`.
+    Not,
+    /// A `$ref` that does not resolve (only `#`, `#/$defs/NAME` and
+    /// `#ANCHOR` do); the schema cannot be checked, so nothing passes it.
+    Unresolved(&'s str),
 }
 
 /// Where the arguments broke the schema, and how.
@@ -168,6 +190,21 @@ impl fmt::Display for Violation<'_, '_> {
                 (text, Some(&count), tail)
             }
             Constraint::TooDeep => (" is nested too deeply", None, ""),
+            Constraint::AnyOf => (" must match at least one schema of anyOf", None, ""),
+            Constraint::OneOf(n) => {
+                count = Decimal::from(*n);
+                (
+                    " must match exactly one schema of oneOf (it matches ",
+                    Some(&count),
+                    ")",
+                )
+            }
+            Constraint::Not => (" must not match the schema in not", None, ""),
+            Constraint::Unresolved(r) => {
+                f.write_str(" cannot be checked: $ref \"")?;
+                f.write_str(r)?;
+                (r#"" does not resolve"#, None, "")
+            }
         };
         f.write_str(text)?;
         if let Some(d) = then {
