@@ -445,3 +445,73 @@ fn all_of_reports_the_inner_violation_and_branches_leave_no_path() {
         Err("/a must match at least one schema of anyOf".to_owned())
     );
 }
+
+#[derive(picomcp::ToolArgs, serde::Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Shade {
+    Light,
+    Dark,
+}
+
+#[derive(picomcp::ToolArgs, serde::Deserialize, Debug)]
+struct Palette {
+    shades: heapless::Vec<Option<Shade>, 3>,
+    flags: heapless::Vec<Option<bool>, 2>,
+}
+
+#[derive(picomcp::ToolArgs, serde::Deserialize, Debug, PartialEq)]
+struct Named<'a> {
+    name: &'a str,
+}
+
+/// A nested `Option` of a type with a lifetime.
+#[derive(picomcp::ToolArgs, serde::Deserialize, Debug)]
+struct Roster<'a> {
+    #[serde(borrow)]
+    slots: [Option<Named<'a>>; 2],
+}
+
+/// The derive: a nested `Option` of a derived type is `anyOf` it or `null`
+/// (`null` added to `type` would still fail the enum); of a scalar, as
+/// before, `null` added to `type`.
+#[test]
+fn derived_nested_options_of_derived_types_are_any_of_null() {
+    use picomcp::derive_support::HasSchema;
+    let mut buf = [0u8; 1024];
+    let mut w = picomcp::wire::emit::Writer::new(&mut buf);
+    Palette::SCHEMA.write(&mut w);
+    let n = w.finish().unwrap();
+    assert_eq!(
+        std::str::from_utf8(&buf[..n]).unwrap(),
+        concat!(
+            r#"{"type":"object","properties":{"shades":{"type":"array","items":"#,
+            r#"{"anyOf":[{"type":"string","enum":["light","dark"]},{"type":"null"}]},"maxItems":3},"#,
+            r#""flags":{"type":"array","items":{"type":["boolean","null"]},"maxItems":2}},"#,
+            r#""required":["shades","flags"]}"#
+        )
+    );
+    assert_eq!(
+        check(
+            &Palette::SCHEMA,
+            r#"{"shades":["light",null,"dark"],"flags":[null]}"#
+        ),
+        Ok(())
+    );
+    assert_eq!(
+        check(&Palette::SCHEMA, r#"{"shades":["grey"],"flags":[]}"#),
+        Err("/shades/0 must match at least one schema of anyOf".to_owned())
+    );
+    let p: Palette = serde_json::from_str(r#"{"shades":["light",null],"flags":[true]}"#).unwrap();
+    assert_eq!(p.shades.as_slice(), [Some(Shade::Light), None]);
+    assert_eq!(p.flags.as_slice(), [Some(true)]);
+    assert_eq!(
+        check(&Roster::SCHEMA, r#"{"slots":[{"name":"a"},null]}"#),
+        Ok(())
+    );
+    assert_eq!(
+        check(&Roster::SCHEMA, r#"{"slots":[{},null]}"#),
+        Err("/slots/0 must match at least one schema of anyOf".to_owned())
+    );
+    let r: Roster = serde_json::from_str(r#"{"slots":[null,{"name":"b"}]}"#).unwrap();
+    assert_eq!(r.slots, [None, Some(Named { name: "b" })]);
+}

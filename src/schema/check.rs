@@ -3,7 +3,7 @@
 
 use core::marker::PhantomData;
 
-use super::violation::{PathBuf, Seg};
+use super::violation::{Describe, PathBuf, Seg};
 use super::{Bound, Constraint, Literal, MAX_SCHEMA_DEPTH, Schema, Types, Violation, Walk};
 use crate::wire::json::{JsonStr, Kind, Number, Value};
 
@@ -127,9 +127,20 @@ impl<'s> Walk<'s, '_> {
     /// fails leaves its violation here too; only the last one, the one that
     /// stopped the walk, is reported.)
     pub(super) fn fail(&mut self, constraint: Constraint<'s>) -> bool {
+        self.fail_as(constraint, None)
+    }
+
+    /// [`fail`](Self::fail), with the text of the constraint written by
+    /// `describe`.
+    pub(super) fn fail_as(
+        &mut self,
+        constraint: Constraint<'s>,
+        describe: Option<Describe>,
+    ) -> bool {
         self.found = Some(Violation {
             path: self.path,
             constraint,
+            describe,
         });
         false
     }

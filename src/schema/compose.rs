@@ -8,8 +8,9 @@
 use super::check::check;
 use super::emit::key;
 use super::{Composition, Constraint, Def, Ops, Schema, Walk};
-use crate::wire::emit::Writer;
+use crate::wire::emit::{Decimal, Writer};
 use crate::wire::json::Value;
+use core::fmt;
 
 impl<'s> Composition<'s> {
     /// No keyword set; add them with the builders below.
@@ -108,6 +109,31 @@ impl Default for Composition<'_> {
     }
 }
 
+/// Record a violation of one of these keywords, with its text.
+fn fail<'s>(walk: &mut Walk<'s, '_>, constraint: Constraint<'s>) -> bool {
+    walk.fail_as(constraint, Some(describe))
+}
+
+/// The text of a violation of one of these keywords (here rather than with
+/// the others in `violation.rs`, so it is linked only with this code).
+fn describe(c: &Constraint<'_>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match c {
+        Constraint::AnyOf => f.write_str(" must match at least one schema of anyOf"),
+        Constraint::OneOf(n) => {
+            f.write_str(" must match exactly one schema of oneOf (it matches ")?;
+            fmt::Display::fmt(&Decimal::from(*n), f)?;
+            f.write_str(")")
+        }
+        Constraint::Not => f.write_str(" must not match the schema in not"),
+        Constraint::Unresolved(r) => {
+            f.write_str(" cannot be checked: $ref \"")?;
+            f.write_str(r)?;
+            f.write_str("\" does not resolve")
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The schema a local `$ref` names: `#` (the root), `#/$defs/NAME` (a
 /// definition of the root) or `#ANCHOR` (the root or a definition of the
 /// root carrying that `$anchor`).
@@ -166,7 +192,7 @@ fn check_composition<'s, 'a>(
                     return false;
                 }
             }
-            None => return walk.fail(Constraint::Unresolved(r)),
+            None => return fail(walk, Constraint::Unresolved(r)),
         }
     }
     for s in c.all_of {
@@ -187,7 +213,7 @@ fn check_composition<'s, 'a>(
             }
         }
         if !any {
-            return walk.fail(Constraint::AnyOf);
+            return fail(walk, Constraint::AnyOf);
         }
     }
     if !c.one_of.is_empty() {
@@ -199,13 +225,13 @@ fn check_composition<'s, 'a>(
             }
         }
         if n != 1 {
-            return walk.fail(Constraint::OneOf(n));
+            return fail(walk, Constraint::OneOf(n));
         }
     }
     if let Some(s) = c.not {
         match matches(s, v, depth, walk) {
             None => return false,
-            Some(true) => return walk.fail(Constraint::Not),
+            Some(true) => return fail(walk, Constraint::Not),
             Some(false) => {}
         }
     }

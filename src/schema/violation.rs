@@ -115,7 +115,13 @@ pub struct Violation<'s, 'a> {
     pub(super) path: PathBuf<'a>,
     /// The broken constraint.
     pub constraint: Constraint<'s>,
+    /// How the constraint reads, when the code that found it says so (the
+    /// 2020-12 applicators, whose messages are then linked only with them).
+    pub(super) describe: Option<Describe>,
 }
+
+/// Writes a constraint's text (after the path).
+pub(super) type Describe = fn(&Constraint<'_>, &mut fmt::Formatter<'_>) -> fmt::Result;
 
 impl fmt::Display for Violation<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -146,6 +152,9 @@ impl fmt::Display for Violation<'_, '_> {
         }
         if self.path.len > MAX_PATH {
             f.write_str("/...")?;
+        }
+        if let Some(describe) = self.describe {
+            return describe(&self.constraint, f);
         }
         // Plain `write_str` and `Display::fmt` calls rather than `write!`:
         // no format arguments to build, less flash on a microcontroller.
@@ -190,21 +199,11 @@ impl fmt::Display for Violation<'_, '_> {
                 (text, Some(&count), tail)
             }
             Constraint::TooDeep => (" is nested too deeply", None, ""),
-            Constraint::AnyOf => (" must match at least one schema of anyOf", None, ""),
-            Constraint::OneOf(n) => {
-                count = Decimal::from(*n);
-                (
-                    " must match exactly one schema of oneOf (it matches ",
-                    Some(&count),
-                    ")",
-                )
-            }
-            Constraint::Not => (" must not match the schema in not", None, ""),
-            Constraint::Unresolved(r) => {
-                f.write_str(" cannot be checked: $ref \"")?;
-                f.write_str(r)?;
-                (r#"" does not resolve"#, None, "")
-            }
+            // Described by `compose.rs` (`describe` above).
+            Constraint::AnyOf
+            | Constraint::OneOf(_)
+            | Constraint::Not
+            | Constraint::Unresolved(_) => ("", None, ""),
         };
         f.write_str(text)?;
         if let Some(d) = then {
