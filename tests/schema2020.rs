@@ -183,7 +183,29 @@ fn tools_list_keeps_every_keyword_in_a_stable_order() {
     );
 }
 
-const INVALID: &str = "Invalid arguments for tool json_schema_2020_12_tool: ";
+/// Call `tool` with each case's arguments: `None`, the handler answers
+/// `accepted`; `Some(violation)`, the tool error names it.
+#[track_caller]
+fn assert_calls(tool: &str, accepted: &str, cases: &[(&str, Option<&str>)]) {
+    let lines: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (args, _))| call(i + 1, tool, args))
+        .collect();
+    let out = session(&lines);
+    assert_eq!(out.len(), cases.len());
+    for ((args, want), line) in cases.iter().zip(&out) {
+        let (text, is_error) = answer(line);
+        match want {
+            None => assert_eq!((text.as_str(), is_error), (accepted, false), "{args}"),
+            Some(want) => assert_eq!(
+                (text, is_error),
+                (format!("Invalid arguments for tool {tool}: {want}"), true),
+                "{args}"
+            ),
+        }
+    }
+}
 
 #[test]
 fn the_scenario_schema_is_checked_before_the_handler() {
@@ -230,28 +252,11 @@ fn the_scenario_schema_is_checked_before_the_handler() {
             Some("/age is not an allowed property"),
         ),
     ];
-    let lines: Vec<String> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, (args, _))| call(i + 1, "json_schema_2020_12_tool", args))
-        .collect();
-    let out = session(&lines);
-    assert_eq!(out.len(), cases.len());
-    for ((args, want), line) in cases.iter().zip(&out) {
-        let (text, is_error) = answer(line);
-        match want {
-            None => assert_eq!(
-                (text.as_str(), is_error),
-                ("Contact details accepted", false),
-                "{args}"
-            ),
-            Some(want) => assert_eq!(
-                (text, is_error),
-                (format!("{INVALID}{want}"), true),
-                "{args}"
-            ),
-        }
-    }
+    assert_calls(
+        "json_schema_2020_12_tool",
+        "Contact details accepted",
+        &cases,
+    );
 }
 
 #[test]
@@ -290,23 +295,7 @@ fn one_of_not_and_references_are_checked() {
             ),
         ),
     ];
-    let lines: Vec<String> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, (args, _))| call(i + 1, "pick", args))
-        .collect();
-    let out = session(&lines);
-    for ((args, want), line) in cases.iter().zip(&out) {
-        let (text, is_error) = answer(line);
-        match want {
-            None => assert_eq!((text.as_str(), is_error), ("ok", false), "{args}"),
-            Some(want) => assert_eq!(
-                (text, is_error),
-                (format!("Invalid arguments for tool pick: {want}"), true),
-                "{args}"
-            ),
-        }
-    }
+    assert_calls("pick", "ok", &cases);
 }
 
 fn check(s: &Schema<'_>, json: &str) -> Result<(), String> {

@@ -6,7 +6,7 @@
 //! build a `Composition`.
 
 use super::check::check;
-use super::emit::key;
+use super::emit::{key, write_members};
 use super::{Composition, Constraint, Def, Ops, Schema, Walk};
 use crate::wire::emit::{Decimal, Writer};
 use crate::wire::json::Value;
@@ -306,15 +306,6 @@ fn write_composition(
     }
     if !c.defs.is_empty() {
         key(w, first, "$defs");
-        w.raw(b"{");
-        for (i, d) in c.defs.iter().enumerate() {
-            if i > 0 {
-                w.raw(b",");
-            }
-            w.string(d.name);
-            w.raw(b":");
-            d.schema.write_at(w, depth + 1);
-        }
-        w.raw(b"}");
+        write_members(w, c.defs.iter().map(|d| (d.name, d.schema)), depth + 1);
     }
 }

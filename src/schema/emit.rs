@@ -33,6 +33,24 @@ pub(super) fn key(w: &mut Writer<'_>, first: &mut bool, k: &str) {
     w.raw(b":");
 }
 
+/// `{"NAME":SCHEMA,...}` (`properties`, `$defs`), each schema at `depth`.
+pub(super) fn write_members<'x>(
+    w: &mut Writer<'_>,
+    members: impl Iterator<Item = (&'x str, &'x Schema<'x>)>,
+    depth: usize,
+) {
+    w.raw(b"{");
+    for (i, (name, schema)) in members.enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.string(name);
+        w.raw(b":");
+        schema.write_at(w, depth);
+    }
+    w.raw(b"}");
+}
+
 impl Schema<'_> {
     /// Write the schema as JSON.
     pub fn write(&self, w: &mut Writer<'_>) {
@@ -90,16 +108,8 @@ impl Schema<'_> {
         // `properties` on every `inputSchema`, even when empty).
         if !self.properties.is_empty() || self.types == Types::OBJECT {
             key(w, "properties");
-            w.raw(b"{");
-            for (i, p) in self.properties.iter().enumerate() {
-                if i > 0 {
-                    w.raw(b",");
-                }
-                w.string(p.name);
-                w.raw(b":");
-                p.schema.write_at(w, depth + 1);
-            }
-            w.raw(b"}");
+            let members = self.properties.iter().map(|p| (p.name, &p.schema));
+            write_members(w, members, depth + 1);
         }
         if !self.required.is_empty() {
             key(w, "required");
