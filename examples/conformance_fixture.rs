@@ -27,7 +27,7 @@ use picomcp::resource::{
     Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate,
     TemplateDescriptor,
 };
-use picomcp::schema::{Property, Schema};
+use picomcp::schema::{Composition, DRAFT_2020_12, Def, Literal, Property, Schema};
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::{LogLevel, ResourceNotFound, Server, ServerInfo, ToolError};
 
@@ -52,6 +52,67 @@ const PROMPT_ARG: Schema =
     Schema::object(&[Property::new("prompt", Schema::string())]).required(&["prompt"]);
 const MESSAGE_ARG: Schema =
     Schema::object(&[Property::new("message", Schema::string())]).required(&["message"]);
+
+/// The `json-schema-2020-12` scenario's `inputSchema` (suite source
+/// `src/scenarios/server/json-schema-2020-12.ts`): `$schema`, `$defs` with
+/// an `$anchor`, a `$ref`, `allOf`/`anyOf`, `if`/`then`/`else` and
+/// `additionalProperties: false`. picomcp lists it with every keyword and
+/// checks the arguments against all of them before the handler runs.
+pub const JSON_SCHEMA_2020_12: Schema = Schema::object(&[
+    Property::new("name", Schema::string()),
+    Property::new(
+        "address",
+        Schema::ANY.composition(&Composition::new().reference("#/$defs/address")),
+    ),
+    Property::new(
+        "contactMethod",
+        Schema::string().enum_values(&[Literal::Str("phone"), Literal::Str("email")]),
+    ),
+    Property::new("phone", Schema::string()),
+    Property::new("email", Schema::string()),
+])
+.additional_properties(false)
+.composition(
+    &Composition::new()
+        .dialect(DRAFT_2020_12)
+        .defs(&[Def::new("address", &ADDRESS)])
+        .all_of(&[Schema::ANY.composition(&Composition::new().any_of(&[
+            Schema::ANY.required(&["phone"]),
+            Schema::ANY.required(&["email"]),
+        ]))])
+        .if_(
+            &Schema::ANY
+                .properties(&[Property::new(
+                    "contactMethod",
+                    Schema::ANY.const_value(Literal::Str("phone")),
+                )])
+                .required(&["contactMethod"]),
+        )
+        .then(&Schema::ANY.required(&["phone"]))
+        .else_(&Schema::ANY.required(&["email"])),
+);
+
+/// `$defs.address`, with its `$anchor`.
+const ADDRESS: Schema = Schema::object(&[
+    Property::new("street", Schema::string()),
+    Property::new("city", Schema::string()),
+])
+.composition(&Composition::new().anchor("addressDef"));
+
+/// The `json-schema-2020-12` scenario's tool.
+pub const JSON_SCHEMA_2020_12_TOOL: Tool<()> = Tool::new(
+    tool(
+        "json_schema_2020_12_tool",
+        "Tool with JSON Schema 2020-12 features",
+        &JSON_SCHEMA_2020_12,
+    ),
+    contact,
+);
+
+fn contact<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    // Only called with arguments that passed every keyword of the schema.
+    reply.text("Contact details accepted")
+}
 
 fn simple_text<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     reply.text("This is a simple text response for testing.")
@@ -228,6 +289,7 @@ static TOOLS: &[Tool<()>] = &[
         ),
         reconnection,
     ),
+    JSON_SCHEMA_2020_12_TOOL,
 ];
 
 fn static_text<'a>(_: &'a (), req: ReadRequest<'a>, mut c: Contents<'_>) -> ResourceOutcome<'a> {

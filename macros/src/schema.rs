@@ -75,6 +75,15 @@ fn shape_schema(shape: &Shape) -> TokenStream2 {
         )),
         Shape::Float => quote!(#s::number()),
         Shape::Bool => quote!(#s::boolean()),
+        // A nested `Option` of a derived (or hand-written `HasSchema`) type:
+        // `{"anyOf":[T,{"type":"null"}]}`, since adding `null` to `type`
+        // would not admit `null` past T's `enum`, `const` or applicators.
+        Shape::Option(inner) if matches!(**inner, Shape::Nested(_)) => {
+            let inner = shape_schema(inner);
+            quote!(#s::ANY.composition(
+                &::picomcp::schema::Composition::new().any_of(&[#inner, #s::null()])
+            ))
+        }
         Shape::Option(inner) => {
             let inner = shape_schema(inner);
             quote!(#inner.nullable())

@@ -1,8 +1,10 @@
 //! Checking raw arguments against a schema, without allocating: the first
 //! violation, in document order.
 
-use super::violation::{PathBuf, Seg};
-use super::{Bound, Constraint, Literal, MAX_SCHEMA_DEPTH, Schema, Types, Violation};
+use core::marker::PhantomData;
+
+use super::violation::{Describe, PathBuf, Seg};
+use super::{Bound, Constraint, Literal, MAX_SCHEMA_DEPTH, Schema, Types, Violation, Walk};
 use crate::wire::json::{JsonStr, Kind, Number, Value};
 
 impl Types {
@@ -105,67 +107,101 @@ impl<'s> Schema<'s> {
     where
         's: 'a,
     {
-        let mut path = PathBuf::new();
-        let mut found = None;
-        match (check(self, value, &mut path, 0, &mut found), found) {
+        let mut walk = Walk {
+            root: self,
+            path: PathBuf::new(),
+            found: None,
+            outlives: PhantomData,
+        };
+        match (check(self, value, 0, &mut walk), walk.found) {
             (false, Some(v)) => Err(v),
             _ => Ok(()),
         }
     }
 }
 
-/// Record the first violation; `false` stops the walk. The violation travels
-/// through this slot rather than up the recursion, so each level's stack frame
-/// stays small.
-fn fail<'s, 'a>(
-    found: &mut Option<Violation<'s, 'a>>,
-    path: &PathBuf<'a>,
-    constraint: Constraint<'s>,
-) -> bool {
-    *found = Some(Violation {
-        path: *path,
-        constraint,
-    });
-    false
+impl<'s> Walk<'s, '_> {
+    /// Record the violation; `false` stops the walk. The violation travels
+    /// through this slot rather than up the recursion, so each level's stack
+    /// frame stays small. (A branch of `anyOf`, `oneOf`, `not` or `if` that
+    /// fails leaves its violation here too; only the last one, the one that
+    /// stopped the walk, is reported.)
+    pub(super) fn fail(&mut self, constraint: Constraint<'s>) -> bool {
+        self.fail_as(constraint, None)
+    }
+
+    /// [`fail`](Self::fail), with the text of the constraint written by
+    /// `describe`.
+    pub(super) fn fail_as(
+        &mut self,
+        constraint: Constraint<'s>,
+        describe: Option<Describe>,
+    ) -> bool {
+        self.found = Some(Violation {
+            path: self.path,
+            constraint,
+            describe,
+        });
+        false
+    }
 }
 
-// Recursion here follows the *schema's* nesting (static, developer-written),
-// capped at MAX_SCHEMA_DEPTH; input depth is already bounded by the scanner.
-fn check<'s: 'a, 'a>(
+/// Check `v` against `s` (and, through [`Composition`](super::Composition)'s
+/// pointer, its 2020-12 keywords); `false` with the violation in `walk`.
+///
+/// Recursion here follows the *schema's* nesting (static, developer-written,
+/// `$ref` included), capped at MAX_SCHEMA_DEPTH; input depth is already
+/// bounded by the scanner.
+pub(super) fn check<'s: 'a, 'a>(
     s: &'s Schema<'s>,
     v: &Value<'a>,
-    path: &mut PathBuf<'a>,
     depth: usize,
-    found: &mut Option<Violation<'s, 'a>>,
+    walk: &mut Walk<'s, 'a>,
 ) -> bool {
     if depth > MAX_SCHEMA_DEPTH {
-        return fail(found, path, Constraint::TooDeep);
+        return walk.fail(Constraint::TooDeep);
     }
+    if !check_own(s, v, depth, walk) {
+        return false;
+    }
+    match s.composition {
+        Some(c) => (c.ops.check)(c, v, depth, walk),
+        None => true,
+    }
+}
+
+/// The validation vocabulary (everything but the 2020-12 applicators).
+fn check_own<'s: 'a, 'a>(
+    s: &'s Schema<'s>,
+    v: &Value<'a>,
+    depth: usize,
+    walk: &mut Walk<'s, 'a>,
+) -> bool {
     if !s.types.accepts(v) {
-        return fail(found, path, Constraint::Type(s.types));
+        return walk.fail(Constraint::Type(s.types));
     }
     if !s.enum_values.is_empty() && !s.enum_values.iter().any(|l| l.matches(v)) {
-        return fail(found, path, Constraint::Enum(s.enum_values));
+        return walk.fail(Constraint::Enum(s.enum_values));
     }
     if let Some(c) = s.const_value
         && !c.matches(v)
     {
-        return fail(found, path, Constraint::Const(c));
+        return walk.fail(Constraint::Const(c));
     }
     match v.kind() {
-        Kind::Number => check_number(s, v, path, found),
+        Kind::Number => check_number(s, v, walk),
         Kind::String if s.min_length.is_none() && s.max_length.is_none() => true,
         Kind::String => {
             let n = v.as_str().map_or(0, |j| j.char_count());
             if let Some(min) = s.min_length
                 && n < min as usize
             {
-                return fail(found, path, Constraint::MinLength(min));
+                return walk.fail(Constraint::MinLength(min));
             }
             if let Some(max) = s.max_length
                 && n > max as usize
             {
-                return fail(found, path, Constraint::MaxLength(max));
+                return walk.fail(Constraint::MaxLength(max));
             }
             true
         }
@@ -174,35 +210,30 @@ fn check<'s: 'a, 'a>(
             if let Some(min) = s.min_items
                 && n < min as usize
             {
-                return fail(found, path, Constraint::MinItems(min));
+                return walk.fail(Constraint::MinItems(min));
             }
             if let Some(max) = s.max_items
                 && n > max as usize
             {
-                return fail(found, path, Constraint::MaxItems(max));
+                return walk.fail(Constraint::MaxItems(max));
             }
             if let Some(items) = s.items {
                 for (i, item) in v.items().enumerate() {
-                    path.push(Seg::Index(i));
-                    if !check(items, &item, path, depth + 1, found) {
+                    walk.path.push(Seg::Index(i));
+                    if !check(items, &item, depth + 1, walk) {
                         return false;
                     }
-                    path.pop();
+                    walk.path.pop();
                 }
             }
             true
         }
-        Kind::Object => check_object(s, v, path, depth, found),
+        Kind::Object => check_object(s, v, depth, walk),
         _ => true,
     }
 }
 
-fn check_number<'s, 'a>(
-    s: &'s Schema<'s>,
-    v: &Value<'a>,
-    path: &PathBuf<'a>,
-    found: &mut Option<Violation<'s, 'a>>,
-) -> bool {
+fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, walk: &mut Walk<'s, 'a>) -> bool {
     use core::cmp::Ordering::{Equal, Greater, Less};
     let below = |b: Bound<'s>, allow_equal: bool| match b.cmp_value(v) {
         Some(Less) => true,
@@ -219,22 +250,22 @@ fn check_number<'s, 'a>(
     if let Some(b) = s.minimum
         && below(b, true)
     {
-        return fail(found, path, Constraint::Minimum(b));
+        return walk.fail(Constraint::Minimum(b));
     }
     if let Some(b) = s.maximum
         && above(b, true)
     {
-        return fail(found, path, Constraint::Maximum(b));
+        return walk.fail(Constraint::Maximum(b));
     }
     if let Some(b) = s.exclusive_minimum
         && below(b, false)
     {
-        return fail(found, path, Constraint::ExclusiveMinimum(b));
+        return walk.fail(Constraint::ExclusiveMinimum(b));
     }
     if let Some(b) = s.exclusive_maximum
         && above(b, false)
     {
-        return fail(found, path, Constraint::ExclusiveMaximum(b));
+        return walk.fail(Constraint::ExclusiveMaximum(b));
     }
     if let Some(m) = s.multiple_of {
         // Exact for integral values of magnitude up to u64::MAX; larger
@@ -248,7 +279,7 @@ fn check_number<'s, 'a>(
             None => false,
         };
         if !ok {
-            return fail(found, path, Constraint::MultipleOf(m));
+            return walk.fail(Constraint::MultipleOf(m));
         }
     }
     true
@@ -257,9 +288,8 @@ fn check_number<'s, 'a>(
 fn check_object<'s: 'a, 'a>(
     s: &'s Schema<'s>,
     v: &Value<'a>,
-    path: &mut PathBuf<'a>,
     depth: usize,
-    found: &mut Option<Violation<'s, 'a>>,
+    walk: &mut Walk<'s, 'a>,
 ) -> bool {
     // One walk records which declared properties appear, and which twice
     // (for up to 64 properties; past that, lookups fall back to walking).
@@ -290,9 +320,9 @@ fn check_object<'s: 'a, 'a>(
     };
     for name in s.required {
         if !present(name) {
-            path.push(Seg::Name(name));
-            let r = fail(found, path, Constraint::Required);
-            path.pop();
+            walk.path.push(Seg::Name(name));
+            let r = walk.fail(Constraint::Required);
+            walk.path.pop();
             return r;
         }
     }
@@ -315,7 +345,7 @@ fn check_object<'s: 'a, 'a>(
             },
         };
         let declared = declared.and_then(|i| s.properties.get(i).map(|p| (i, p)));
-        path.push(Seg::Key(key));
+        walk.path.push(Seg::Key(key));
         match declared {
             Some((i, p)) => {
                 let duplicated = if tracked {
@@ -324,18 +354,18 @@ fn check_object<'s: 'a, 'a>(
                     v.members().filter(|(k, _)| k.eq_str(p.name)).count() > 1
                 };
                 if duplicated {
-                    return fail(found, path, Constraint::Duplicate);
+                    return walk.fail(Constraint::Duplicate);
                 }
-                if !check(&p.schema, &member, path, depth + 1, found) {
+                if !check(&p.schema, &member, depth + 1, walk) {
                     return false;
                 }
             }
             None if s.additional_properties == Some(false) => {
-                return fail(found, path, Constraint::NotAllowed);
+                return walk.fail(Constraint::NotAllowed);
             }
             None => {}
         }
-        path.pop();
+        walk.path.pop();
     }
     true
 }

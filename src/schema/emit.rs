@@ -23,6 +23,34 @@ impl Literal<'_> {
     }
 }
 
+/// Start the member `k` of an object being written (`first`: no comma yet).
+pub(super) fn key(w: &mut Writer<'_>, first: &mut bool, k: &str) {
+    if !*first {
+        w.raw(b",");
+    }
+    *first = false;
+    w.string(k);
+    w.raw(b":");
+}
+
+/// `{"NAME":SCHEMA,...}` (`properties`, `$defs`), each schema at `depth`.
+pub(super) fn write_members<'x>(
+    w: &mut Writer<'_>,
+    members: impl Iterator<Item = (&'x str, &'x Schema<'x>)>,
+    depth: usize,
+) {
+    w.raw(b"{");
+    for (i, (name, schema)) in members.enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.string(name);
+        w.raw(b":");
+        schema.write_at(w, depth);
+    }
+    w.raw(b"}");
+}
+
 impl Schema<'_> {
     /// Write the schema as JSON.
     pub fn write(&self, w: &mut Writer<'_>) {
@@ -31,21 +59,21 @@ impl Schema<'_> {
 
     /// A self-referencing `static` schema is cut at [`MAX_SCHEMA_DEPTH`]
     /// (written as `{}`, "anything"), as the checker stops there too.
-    fn write_at(&self, w: &mut Writer<'_>, depth: usize) {
+    ///
+    /// Key order: `$schema`, `$anchor`, `$ref`, then the validation keywords
+    /// below, then `allOf`, `anyOf`, `oneOf`, `not`, `if`, `then`, `else`,
+    /// `$defs` (the [`Composition`](super::Composition) keywords).
+    pub(super) fn write_at(&self, w: &mut Writer<'_>, depth: usize) {
         if depth > MAX_SCHEMA_DEPTH {
             w.raw(b"{}");
             return;
         }
         w.raw(b"{");
         let mut first = true;
-        let mut key = |w: &mut Writer<'_>, k: &str| {
-            if !first {
-                w.raw(b",");
-            }
-            first = false;
-            w.string(k);
-            w.raw(b":");
-        };
+        if let Some(c) = self.composition {
+            (c.ops.write)(c, w, depth, &mut first, true);
+        }
+        let mut key = |w: &mut Writer<'_>, k: &str| key(w, &mut first, k);
         if self.types.count() == 1 {
             key(w, "type");
             for (t, name) in Types::NAMES {
@@ -80,16 +108,8 @@ impl Schema<'_> {
         // `properties` on every `inputSchema`, even when empty).
         if !self.properties.is_empty() || self.types == Types::OBJECT {
             key(w, "properties");
-            w.raw(b"{");
-            for (i, p) in self.properties.iter().enumerate() {
-                if i > 0 {
-                    w.raw(b",");
-                }
-                w.string(p.name);
-                w.raw(b":");
-                p.schema.write_at(w, depth + 1);
-            }
-            w.raw(b"}");
+            let members = self.properties.iter().map(|p| (p.name, &p.schema));
+            write_members(w, members, depth + 1);
         }
         if !self.required.is_empty() {
             key(w, "required");
@@ -161,6 +181,9 @@ impl Schema<'_> {
         if let Some(d) = self.default {
             key(w, "default");
             w.raw_str(d);
+        }
+        if let Some(c) = self.composition {
+            (c.ops.write)(c, w, depth, &mut first, false);
         }
         w.raw(b"}");
     }

@@ -23,22 +23,112 @@
 //! );
 //! ```
 //!
-//! Supported keywords: `type` (one type or a union such as
-//! `["string","null"]`), `properties`, `required`, `additionalProperties`
-//! (boolean), `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`,
-//! `exclusiveMaximum`, `multipleOf` (integers), `minLength`/`maxLength`
-//! (counted in Unicode characters), `items`, `minItems`/`maxItems`; `title`,
-//! `description` and `default` are emitted only. Checking never coerces: `"3"`
-//! is not an integer; `1.0` is (as JSON Schema says). A declared property that
-//! appears twice in one object is rejected, so the check and the handler can
-//! never see different values.
+//! # Keywords
+//!
+//! Checked (before the handler runs, for `inputSchema`; for `outputSchema`
+//! after it): `type` (one type or a union such as `["string","null"]`),
+//! `properties`, `required`, `additionalProperties` (boolean; as 2020-12
+//! says, it sees only the `properties` of its own schema object, not those
+//! of an `allOf` branch), `enum`, `const`, `minimum`, `maximum`,
+//! `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf` (integers),
+//! `minLength`/`maxLength` (counted in Unicode characters), `items`,
+//! `minItems`/`maxItems`, and from JSON Schema 2020-12 (a [`Composition`])
+//! `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`.
+//!
+//! Listed only (written to `tools/list`, never checked): `title`,
+//! `description`, `default`, `$schema`; `$defs` and `$anchor` are listed
+//! and used only to resolve a `$ref` (a definition no `$ref` reaches is
+//! never checked).
+//!
+//! `$ref` is local: `#` (the root schema), `#/$defs/NAME` (a definition of
+//! the root; `NAME` compared as written, no `~1`/`%` decoding) and `#ANCHOR`
+//! (an `$anchor` on the root or on one of the root's definitions). Any other
+//! reference (a URL, `other.json#...`, `#/properties/x`, a nested `$defs`,
+//! an anchor deeper down) is listed as written but **refused**: no value
+//! passes it, the answer being `/x cannot be checked: $ref "..." does not
+//! resolve`. The root is the schema `validate` is called on, the tool's
+//! `inputSchema` or `outputSchema`.
+//!
+//! Not expressible (no field): `$id`, `$dynamicRef`, `$comment`,
+//! `patternProperties`, `propertyNames`, `dependentRequired`,
+//! `dependentSchemas`, `unevaluatedProperties`/`unevaluatedItems`,
+//! `prefixItems`, `contains`, `pattern`, `format`, boolean subschemas
+//! ([`Schema::ANY`] is `{}`, which is `true`).
+//!
+//! Checking never coerces: `"3"` is not an integer; `1.0` is (as JSON Schema
+//! says). A declared property that appears twice in one object is rejected,
+//! so the check and the handler can never see different values. The first
+//! violation is reported, in document order, with its JSON pointer:
+//! `/n must be <= 50`; inside `allOf`, `$ref`, `then` and `else` the
+//! violation of the subschema itself (`/address/city must be of type
+//! string`, `/phone is required`); `/x must match at least one schema of
+//! anyOf`, `/x must match exactly one schema of oneOf (it matches 2)`, `/x
+//! must not match the schema in not`.
+//!
+//! Keys are written in one fixed order: `$schema`, `$anchor`, `$ref`,
+//! `type`, `title`, `description`, `properties`, `required`,
+//! `additionalProperties`, `enum`, `const`, `minimum`, `maximum`,
+//! `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`,
+//! `maxLength`, `items`, `minItems`, `maxItems`, `default`, `allOf`, `anyOf`,
+//! `oneOf`, `not`, `if`, `then`, `else`, `$defs`.
+//!
+//! # JSON Schema 2020-12 keywords
+//!
+//! They sit behind one pointer, [`Schema::composition`], so a schema that
+//! uses none of them is one pointer larger, and their code is linked only
+//! when some schema has a [`Composition`]:
+//!
+//! ```
+//! use picomcp::schema::{Composition, DRAFT_2020_12, Def, Property, Schema};
+//!
+//! const POINT: Schema = Schema::object(&[
+//!     Property::new("x", Schema::integer()),
+//!     Property::new("y", Schema::integer()),
+//! ])
+//! .required(&["x", "y"]);
+//!
+//! const ARGS: Schema = Schema::object(&[
+//!     Property::new("at", Schema::ANY.composition(&Composition::new().reference("#/$defs/point"))),
+//!     Property::new("zoom", Schema::integer()),
+//! ])
+//! .additional_properties(false)
+//! .composition(
+//!     &Composition::new()
+//!         .dialect(DRAFT_2020_12)
+//!         .defs(&[Def::new("point", &POINT)])
+//!         .any_of(&[Schema::ANY.required(&["at"]), Schema::ANY.required(&["zoom"])]),
+//! );
+//!
+//! let check = |json: &str| {
+//!     let v = picomcp::wire::json::Value::parse(json.as_bytes(), &Default::default()).unwrap();
+//!     ARGS.validate(&v).map_err(|e| e.to_string())
+//! };
+//! assert_eq!(check(r#"{"at":{"x":1,"y":2}}"#), Ok(()));
+//! assert_eq!(check(r#"{"at":{"x":1}}"#).unwrap_err(), "/at/y is required");
+//! assert_eq!(check(r#"{}"#).unwrap_err(), "/ must match at least one schema of anyOf");
+//! ```
+//!
+//! Each `$ref` and each applicator counts one level towards
+//! [`MAX_SCHEMA_DEPTH`], like a property or `items`: a `$ref` cycle that
+//! never reaches a value (`$defs: {a: {$ref: "#/$defs/a"}}`) ends there with
+//! `/ is nested too deeply`, as does a branch of `anyOf`, `oneOf`, `not` or
+//! `if` that does (never read as "does not match"), and a recursive
+//! definition checks about `MAX_SCHEMA_DEPTH / 2` levels of input.
 
 // `emit`: a schema as JSON text; `check`: the argument checker;
 // `violation`: what broke a schema and where, and its message.
 mod check;
+mod compose;
 mod emit;
 mod violation;
 mod vocab;
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::wire::emit::Writer;
+use crate::wire::json::Value;
+use violation::PathBuf;
 
 pub use violation::{Constraint, Violation};
 pub use vocab::{Bound, Literal, Types};
@@ -101,10 +191,110 @@ pub struct Schema<'s> {
     pub max_items: Option<u32>,
     /// `default`, as raw JSON text (emitted only).
     pub default: Option<&'s str>,
+    /// The JSON Schema 2020-12 core and applicator keywords (`$schema`,
+    /// `$defs`, `$anchor`, `$ref`, `allOf`, `anyOf`, `oneOf`, `not`,
+    /// `if`/`then`/`else`), behind one pointer so a schema that uses none of
+    /// them stays small.
+    pub composition: Option<&'s Composition<'s>>,
+}
+
+/// One entry of `$defs`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Def<'s> {
+    /// The name (`#/$defs/NAME` refers to it, compared as written).
+    pub name: &'s str,
+    /// Its schema.
+    pub schema: &'s Schema<'s>,
+}
+
+impl<'s> Def<'s> {
+    /// A definition.
+    pub const fn new(name: &'s str, schema: &'s Schema<'s>) -> Self {
+        Self { name, schema }
+    }
+}
+
+/// The JSON Schema 2020-12 keywords of a [`Schema`] beyond the validation
+/// vocabulary: `$schema`, `$defs`, `$anchor`, `$ref`, `allOf`, `anyOf`,
+/// `oneOf`, `not`, `if`, `then`, `else`. Built with
+/// [`Composition::new`] and its `const` builders, attached with
+/// [`Schema::composition`].
+///
+/// The code that checks and writes these keywords is reached through a
+/// pointer that only [`Composition::new`] stores, so a program none of whose
+/// schemas has a `Composition` does not link it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Composition<'s> {
+    /// `$schema`: the dialect URI (emitted only), e.g. [`DRAFT_2020_12`].
+    pub dialect: Option<&'s str>,
+    /// `$anchor` (a `$ref` of `#NAME` finds it on the root schema or on a
+    /// schema of the root's `$defs`).
+    pub anchor: Option<&'s str>,
+    /// `$ref`: `#`, `#/$defs/NAME` or `#ANCHOR`, resolved against the root
+    /// schema; any other reference fails the check.
+    pub reference: Option<&'s str>,
+    /// `$defs`, in emission order.
+    pub defs: &'s [Def<'s>],
+    /// `allOf` (empty: absent).
+    pub all_of: &'s [Schema<'s>],
+    /// `anyOf` (empty: absent).
+    pub any_of: &'s [Schema<'s>],
+    /// `oneOf` (empty: absent).
+    pub one_of: &'s [Schema<'s>],
+    /// `not`.
+    pub not: Option<&'s Schema<'s>>,
+    /// `if`.
+    pub if_: Option<&'s Schema<'s>>,
+    /// `then` (used only with `if`).
+    pub then: Option<&'s Schema<'s>>,
+    /// `else` (used only with `if`).
+    pub else_: Option<&'s Schema<'s>>,
+    ops: Ops,
+}
+
+/// The JSON Schema 2020-12 dialect URI, for [`Composition::dialect`].
+pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// What the checker carries down a walk: the root (for `$ref`), the path to
+/// the value being checked and the first violation.
+struct Walk<'s, 'a> {
+    root: &'s Schema<'s>,
+    path: PathBuf<'a>,
+    found: Option<Violation<'s, 'a>>,
+    /// `'s: 'a`, implied wherever a `Walk` is an argument (so the function
+    /// pointers of [`Ops`] can carry the bound).
+    outlives: PhantomData<&'a &'s ()>,
+}
+
+/// The code for a [`Composition`]'s keywords (in `compose.rs`), reached only
+/// through this pointer pair so it is linked only when some schema has a
+/// `Composition`.
+#[derive(Clone, Copy)]
+struct Ops {
+    /// Check a value against the composition's keywords.
+    check: for<'s, 'a> fn(&'s Composition<'s>, &Value<'a>, usize, &mut Walk<'s, 'a>) -> bool,
+    /// Write the keywords that come before (`true`: `$schema`, `$anchor`,
+    /// `$ref`) or after (`false`) the validation keywords.
+    write: fn(&Composition<'_>, &mut Writer<'_>, usize, &mut bool, bool),
+}
+
+impl fmt::Debug for Ops {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Ops")
+    }
+}
+
+/// There is one `Ops` value (what [`Composition::new`] stores).
+impl PartialEq for Ops {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// How deep a schema may nest before the checker gives up (guards
-/// self-referencing `static` schemas; the JSON scanner bounds input depth).
+/// self-referencing `static` schemas and `$ref` cycles; the JSON scanner
+/// bounds input depth).
 pub const MAX_SCHEMA_DEPTH: usize = 32;
 
 impl<'s> Schema<'s> {
@@ -129,6 +319,7 @@ impl<'s> Schema<'s> {
         min_items: None,
         max_items: None,
         default: None,
+        composition: None,
     };
 
     /// A schema of the given type(s).
@@ -182,9 +373,14 @@ impl<'s> Schema<'s> {
         }
     }
 
-    /// Add `null` to the accepted types (`["string","null"]`).
+    /// Add `null` to the accepted types (`["string","null"]`; a schema
+    /// without `type` already accepts `null` and stays so). With `enum` or
+    /// `const`, `null` must be one of their values too; for a schema with
+    /// those, or with applicators, `anyOf` it and [`Schema::null`] instead.
     pub const fn nullable(mut self) -> Self {
-        self.types = self.types.or(Types::NULL);
+        if self.types.0 != Types::ANY.0 {
+            self.types = self.types.or(Types::NULL);
+        }
         self
     }
 
@@ -197,6 +393,13 @@ impl<'s> Schema<'s> {
     /// Set `description`.
     pub const fn description(mut self, description: &'s str) -> Self {
         self.description = Some(description);
+        self
+    }
+
+    /// Set `properties` (without setting `type`: for a subschema such as
+    /// the `if` of an object, which applies only when the value is one).
+    pub const fn properties(mut self, properties: &'s [Property<'s>]) -> Self {
+        self.properties = properties;
         self
     }
 
@@ -301,6 +504,13 @@ impl<'s> Schema<'s> {
     /// Set `default` (raw JSON text, emitted only).
     pub const fn default_json(mut self, json: &'s str) -> Self {
         self.default = Some(json);
+        self
+    }
+
+    /// Attach the 2020-12 keywords of `composition` (`$schema`, `$defs`,
+    /// `$ref`, `allOf`, …).
+    pub const fn composition(mut self, composition: &'s Composition<'s>) -> Self {
+        self.composition = Some(composition);
         self
     }
 }

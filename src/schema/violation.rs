@@ -44,6 +44,18 @@ impl<'a> PathBuf<'a> {
             *slot = None;
         }
     }
+
+    /// How many segments deep (may exceed what is kept).
+    pub(super) fn depth(&self) -> usize {
+        self.len
+    }
+
+    /// Back to `depth` segments (after a branch that failed part-way).
+    pub(super) fn truncate(&mut self, depth: usize) {
+        while self.len > depth {
+            self.pop();
+        }
+    }
 }
 
 /// The constraint a value broke.
@@ -80,8 +92,18 @@ pub enum Constraint<'s> {
     MinItems(u32),
     /// More than `maxItems`.
     MaxItems(u32),
-    /// Nested deeper than [`MAX_SCHEMA_DEPTH`](super::MAX_SCHEMA_DEPTH).
+    /// Nested deeper than [`MAX_SCHEMA_DEPTH`](super::MAX_SCHEMA_DEPTH)
+    /// (a `$ref` cycle ends here too).
     TooDeep,
+    /// Matches no schema of `anyOf`.
+    AnyOf,
+    /// Matches this many schemas of `oneOf` (not exactly one).
+    OneOf(usize),
+    /// Matches the schema of `not`.
+    Not,
+    /// A `$ref` that does not resolve (only `#`, `#/$defs/NAME` and
+    /// `#ANCHOR` do); the schema cannot be checked, so nothing passes it.
+    Unresolved(&'s str),
 }
 
 /// Where the arguments broke the schema, and how.
@@ -93,7 +115,13 @@ pub struct Violation<'s, 'a> {
     pub(super) path: PathBuf<'a>,
     /// The broken constraint.
     pub constraint: Constraint<'s>,
+    /// How the constraint reads, when the code that found it says so (the
+    /// 2020-12 applicators, whose messages are then linked only with them).
+    pub(super) describe: Option<Describe>,
 }
+
+/// Writes a constraint's text (after the path).
+pub(super) type Describe = fn(&Constraint<'_>, &mut fmt::Formatter<'_>) -> fmt::Result;
 
 impl fmt::Display for Violation<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -124,6 +152,9 @@ impl fmt::Display for Violation<'_, '_> {
         }
         if self.path.len > MAX_PATH {
             f.write_str("/...")?;
+        }
+        if let Some(describe) = self.describe {
+            return describe(&self.constraint, f);
         }
         // Plain `write_str` and `Display::fmt` calls rather than `write!`:
         // no format arguments to build, less flash on a microcontroller.
@@ -168,6 +199,11 @@ impl fmt::Display for Violation<'_, '_> {
                 (text, Some(&count), tail)
             }
             Constraint::TooDeep => (" is nested too deeply", None, ""),
+            // Described by `compose.rs` (`describe` above).
+            Constraint::AnyOf
+            | Constraint::OneOf(_)
+            | Constraint::Not
+            | Constraint::Unresolved(_) => ("", None, ""),
         };
         f.write_str(text)?;
         if let Some(d) = then {
