@@ -283,7 +283,7 @@ fn a_request_larger_than_a_slot_cannot_wait() {
     let out = c.send(&call(1, "reserve", json!({"title":"Dune"})));
     assert_eq!(
         out[0]["error"]["message"],
-        "cannot wait for the client's input: the request is larger than the 100-byte waiting-call slot"
+        "cannot wait for the client's input: it does not fit the 100-byte waiting-call slot"
     );
     // An answer too large for the slot fails the call, naming the slot.
     let mut c = Client::<_, 1, 320>::new(&BOOKSHOP, "2025-11-25", json!({"sampling":{}}));

@@ -6,9 +6,7 @@
 use super::Connection;
 use super::Server;
 use super::out::{Data, Out, Wrote};
-use super::waiting::{
-    MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, NoRoom, WaitingView, write_request_id,
-};
+use super::waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, WaitingView, write_request_id};
 use crate::context::{Mrtr, Notify};
 use crate::error::INTERNAL_ERROR;
 use crate::seal::MAX_STATE;
@@ -41,6 +39,7 @@ impl<S> Server<'_, S> {
                 .meta
                 .get(slot)
                 .and_then(|m| m.methods.get(k))
+                .and_then(|&i| METHODS.get(usize::from(i)))
                 .copied()
                 .unwrap_or("");
             let reason = error
@@ -74,7 +73,7 @@ impl<S> Server<'_, S> {
         match view.record(slot, k, result) {
             Ok(false) => Wrote::Nothing,
             Ok(true) => self.retry(conn, view, slot, w, notify),
-            Err(no_room) => Self::fail_waiting(view, slot, w, |resp| no_room_error(resp, no_room)),
+            Err(no_room) => Self::fail_waiting(view, slot, w, |resp| no_room.answer(resp)),
         }
     }
 
@@ -187,7 +186,7 @@ impl<S> Server<'_, S> {
             view.release(slot);
             return wrote;
         }
-        let mut keys: [(&[u8], &'static str); MAX_INPUT_REQUESTS] = [(&[], ""); MAX_INPUT_REQUESTS];
+        let mut keys: [(&[u8], u8); MAX_INPUT_REQUESTS] = [(&[], 0); MAX_INPUT_REQUESTS];
         let written = w.as_bytes();
         for (dst, &(k, k_len, method, _, _)) in keys.iter_mut().zip(&requests).take(count) {
             *dst = (written.get(k..k + k_len).unwrap_or(&[]), method);
@@ -197,8 +196,7 @@ impl<S> Server<'_, S> {
             Ok(generation) => generation,
             Err(no_room) => {
                 w.truncate(start);
-                let wrote =
-                    Self::original_error(view, slot, w, |resp| no_room_error(resp, no_room));
+                let wrote = Self::original_error(view, slot, w, |resp| no_room.answer(resp));
                 view.release(slot);
                 return wrote;
             }
@@ -212,7 +210,7 @@ impl<S> Server<'_, S> {
             w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
             write_request_id(w, slot, generation, k);
             w.raw(b",\"method\":");
-            w.string(method);
+            w.string(METHODS.get(usize::from(method)).copied().unwrap_or(""));
             w.raw(b",\"params\":");
             w.copy_from(p, p + p_len);
             w.raw(b"}");
@@ -285,34 +283,8 @@ impl<S> Server<'_, S> {
     }
 }
 
-fn no_room_error(resp: Out<'_, '_>, no_room: NoRoom) -> Wrote {
-    match no_room {
-        NoRoom::TooLarge { slot_bytes } => resp.error(
-            INTERNAL_ERROR,
-            format_args!(
-                "cannot wait for the client's input: it does not fit the {}-byte waiting-call slot",
-                Decimal::from(slot_bytes)
-            ),
-            Data::None,
-        ),
-        NoRoom::Full { slots } => resp.error(
-            INTERNAL_ERROR,
-            format_args!(
-                "cannot wait for the client's input: all {} waiting-call slots are in use",
-                Decimal::from(slots)
-            ),
-            Data::None,
-        ),
-        NoRoom::Batch => resp.error(
-            INTERNAL_ERROR,
-            format_args!("cannot wait for the client's input inside a batch"),
-            Data::None,
-        ),
-    }
-}
-
 /// Where each input request's key, method and params lie in `written`.
-type Requests = [(usize, usize, &'static str, usize, usize); MAX_INPUT_REQUESTS];
+type Requests = [(usize, usize, u8, usize, usize); MAX_INPUT_REQUESTS];
 
 /// Read the `input_required` object at `written[object..=end]`: its input
 /// requests (positions in `written`), how many, and its decoded state.
@@ -329,7 +301,7 @@ fn read_requests(
         return Err("its input requests did not fit the output buffer");
     };
     let pos = |part: &[u8]| (part.as_ptr() as usize).wrapping_sub(written.as_ptr() as usize);
-    let mut requests: Requests = [(0, 0, "", 0, 0); MAX_INPUT_REQUESTS];
+    let mut requests: Requests = [(0, 0, 0, 0, 0); MAX_INPUT_REQUESTS];
     let mut count = 0;
     for (key, request) in body
         .get("inputRequests")
@@ -340,7 +312,8 @@ fn read_requests(
         let method = request
             .get("method")
             .and_then(|m| m.as_str())
-            .and_then(|m| METHODS.into_iter().find(|known| m.eq_str(known)));
+            .and_then(|m| METHODS.iter().position(|known| m.eq_str(known)))
+            .map(|i| i as u8);
         let (Some(method), Some(params)) = (method, request.get("params")) else {
             continue;
         };

@@ -15,7 +15,6 @@ use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, ProtocolError};
 use crate::mcp::envelope::Modern;
 use crate::mcp::{Cache, ClientCapabilities, LogLevel, ProtocolVersion};
 use crate::seal::Binding;
-use crate::wire::emit::Decimal;
 use crate::wire::json::{Kind, Value};
 
 /// What every request carries whatever its era: found by the one walk over
@@ -321,27 +320,7 @@ impl<'s, S> Server<'s, S> {
                 Self::finish_input_required(ran.body_start, &ran.track, resp)
             }
             Asking::Slot(slot) => resp.asked(slot, ran.body_start),
-            Asking::NoRoom(NoRoom::Full { slots }) => resp.error(
-                INTERNAL_ERROR,
-                format_args!(
-                    "cannot wait for the client's input: all {} waiting-call slots are in use",
-                    Decimal::from(slots)
-                ),
-                Data::None,
-            ),
-            Asking::NoRoom(NoRoom::TooLarge { slot_bytes }) => resp.error(
-                INTERNAL_ERROR,
-                format_args!(
-                    "cannot wait for the client's input: the request is larger than the {}-byte waiting-call slot",
-                    Decimal::from(slot_bytes)
-                ),
-                Data::None,
-            ),
-            Asking::NoRoom(NoRoom::Batch) => resp.error(
-                INTERNAL_ERROR,
-                format_args!("cannot wait for the client's input inside a batch"),
-                Data::None,
-            ),
+            Asking::NoRoom(no_room) => no_room.answer(resp),
         }
     }
 }

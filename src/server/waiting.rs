@@ -45,8 +45,10 @@ pub(crate) struct Meta {
     /// The outstanding input requests' keys (escaped, as written).
     pub(crate) keys: [[u8; MAX_KEY]; MAX_INPUT_REQUESTS],
     pub(crate) key_lens: [u8; MAX_INPUT_REQUESTS],
-    /// The input requests' methods (for error messages).
-    pub(crate) methods: [&'static str; MAX_INPUT_REQUESTS],
+    /// The input requests' methods (for error messages), as indices into
+    /// the known methods (all-zero bookkeeping keeps a `static` store in
+    /// `.bss`, not in flash).
+    pub(crate) methods: [u8; MAX_INPUT_REQUESTS],
     pub(crate) count: u8,
     /// Bit `k`: input request `k` was answered.
     pub(crate) answered: u8,
@@ -63,7 +65,7 @@ impl Meta {
         answers_len: 0,
         keys: [[0; MAX_KEY]; MAX_INPUT_REQUESTS],
         key_lens: [0; MAX_INPUT_REQUESTS],
-        methods: [""; MAX_INPUT_REQUESTS],
+        methods: [0; MAX_INPUT_REQUESTS],
         count: 0,
         answered: 0,
     };
@@ -173,6 +175,30 @@ pub(crate) enum NoRoom {
     Batch,
 }
 
+impl NoRoom {
+    /// The answer to a call that cannot wait: `-32603` naming the limit.
+    pub(super) fn answer(self, resp: super::out::Out<'_, '_>) -> super::out::Wrote {
+        use crate::wire::emit::Decimal;
+        const LEAD: &str = "cannot wait for the client's input";
+        let message = match self {
+            NoRoom::Full { slots } => format_args!(
+                "{LEAD}: all {} waiting-call slots are in use",
+                Decimal::from(slots)
+            ),
+            NoRoom::TooLarge { slot_bytes } => format_args!(
+                "{LEAD}: it does not fit the {}-byte waiting-call slot",
+                Decimal::from(slot_bytes)
+            ),
+            NoRoom::Batch => format_args!("{LEAD} inside a batch"),
+        };
+        resp.error(
+            crate::error::INTERNAL_ERROR,
+            message,
+            super::out::Data::None,
+        )
+    }
+}
+
 impl WaitingView<'_> {
     /// The bytes of slot `slot`.
     pub(crate) fn slot(&self, slot: usize) -> &[u8] {
@@ -215,7 +241,7 @@ impl WaitingView<'_> {
     pub(crate) fn park(
         &mut self,
         slot: usize,
-        keys: &[(&[u8], &'static str)],
+        keys: &[(&[u8], u8)],
         state: Option<&[u8]>,
     ) -> Result<u32, NoRoom> {
         *self.generation = self.generation.wrapping_add(1);
@@ -257,7 +283,7 @@ impl WaitingView<'_> {
                 *len = n as u8;
             }
             if let Some(slot_method) = m.methods.get_mut(k) {
-                *slot_method = method;
+                *slot_method = *method;
             }
             m.count += 1;
         }
@@ -407,13 +433,7 @@ mod tests {
         let slot = v.reserve(frame, (22, 23)).unwrap();
         // Reserved, not taken: a second reserve gets the same slot.
         assert_eq!(v.reserve(frame, (22, 23)), Ok(slot));
-        let generation = v
-            .park(
-                slot,
-                &[(b"a", "roots/list"), (b"b", "sampling/createMessage")],
-                Some(b"st"),
-            )
-            .unwrap();
+        let generation = v.park(slot, &[(b"a", 2), (b"b", 1)], Some(b"st")).unwrap();
         assert_eq!(v.reserve(frame, (22, 23)), Err(NoRoom::Full { slots: 1 }));
         assert_eq!(v.find_call(b"7"), Some(slot));
         assert_eq!(v.find_call(b"8"), None);

@@ -36,6 +36,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hio};
 use picomcp::Server;
+use picomcp::server::Waiting;
 use picomcp::wire::emit::Decimal;
 
 /// Longest message, line terminator (`\n` or `\r\n`) not counted.
@@ -48,6 +49,9 @@ static SERVER: Server<'static, shop::Shop> = shop::server();
 
 static INPUT: Local<[u8; INPUT_BYTES]> = Local::new([0; INPUT_BYTES]);
 static OUTPUT: Local<[u8; OUTPUT_BYTES]> = Local::new([0; OUTPUT_BYTES]);
+/// One call (`reserve`, `blurb`) may wait for the client's answer at a time,
+/// with its request, state and answers in 1 KiB (about 2.2 KiB of RAM in all).
+static WAITING: Local<Waiting<1, 1024>> = Local::new(Waiting::new());
 
 /// A static used from one execution context only: this firmware runs no
 /// interrupt handlers (PRIMASK stays set) and has one thread.
@@ -78,12 +82,13 @@ fn main() -> ! {
     // versions empty the receive FIFO when it is switched on.
     let mut uart = uart::Uart0::take();
     // SAFETY: `main` runs once and never returns, so these are the only
-    // references to the two buffers, for the life of the program.
-    let (input, output) = unsafe { (INPUT.get(), OUTPUT.get()) };
+    // references to the buffers and the waiting store, for the life of the
+    // program.
+    let (input, output, waiting) = unsafe { (INPUT.get(), OUTPUT.get(), WAITING.get()) };
 
     // A UART never reports end of input and `Uart0` never fails, so `serve`
     // does not return in practice; if it did, there is nothing left to do.
-    let served = picomcp::transport::serve(&SERVER, &mut uart, input, output);
+    let served = picomcp::transport::serve_waiting(&SERVER, &mut uart, input, output, waiting);
     debug::exit(if served.is_ok() {
         debug::EXIT_SUCCESS
     } else {
