@@ -247,3 +247,50 @@ fn modern_paths_allocate_nothing() {
     // 13 answers, plus progress (2) and log (1) notifications from count.
     assert_eq!(expected.1, 13 + 3);
 }
+
+/// A handshake session whose calls ask the client (elicitation, sampling):
+/// the requests to the client, the answers, a retry, a cancellation, a
+/// client error, a full store. The waiting store is on the stack.
+const ASKING_SESSION: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#,
+    r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","id":"picomcp-0-1-0","result":{"action":"accept","content":{"confirm":true}}}"#,
+    r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"blurb","arguments":{"title":"Neuromancer"}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"blurb","arguments":{"title":"Dune"}}}"#,
+    r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#,
+    r#"{"jsonrpc":"2.0","id":"picomcp-0-3-0","result":{"role":"assistant","content":{"type":"text","text":"Spice \u00e9."},"model":"m"}}"#,
+    r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Neuromancer"}}}"#,
+    r#"{"jsonrpc":"2.0","id":"picomcp-0-4-0","error":{"code":-1,"message":"no"}}"#,
+    r#"{"jsonrpc":"2.0","id":"unknown","result":{}}"#,
+];
+
+#[test]
+fn handshake_asking_allocates_nothing() {
+    let run = || {
+        let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
+        let mut conn = Connection::new();
+        let mut out = [0u8; 4096];
+        let mut frame = [0u8; 512];
+        let mut lines = 0;
+        for line in ASKING_SESSION {
+            let frame = &mut frame[..line.len()];
+            frame.copy_from_slice(line.as_bytes());
+            let n = common::BOOKSHOP.handle_waiting(&mut conn, &mut waiting, frame, &mut out);
+            lines += out[..n].iter().filter(|&&b| b == b'\n').count();
+        }
+        (lines, waiting.len())
+    };
+    let first = run();
+    let before = allocations();
+    for _ in 0..100 {
+        assert_eq!(run(), first);
+    }
+    assert_eq!(allocations() - before, 0, "heap allocations during 100 sessions");
+    // initialize; reserve's request, ping, reserve's answer; blurb's request
+    // (cancelled: no answer); blurb's request; the full store's refusal;
+    // blurb's answer; reserve's request and its failure. Nothing waits.
+    assert_eq!(first, (10, 0));
+}
