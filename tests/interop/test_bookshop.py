@@ -19,11 +19,39 @@ own server process:
 
 Every check the 2026-07-28 revision allows runs in both modes (tools, schema
 and tool errors, protocol errors, resources, templates, prompts, completion,
-progress, pagination, bad cursors). In modern mode the removed methods' checks
-(``ping``, ``logging/setLevel``) print ``skip modern.NAME: not in 2026-07-28``;
-logging is exercised per request instead, and the MRTR tool ``reserve`` (an
-elicitation form, 2026-07-28 only) is driven through the SDK's elicitation
-callback. In legacy mode ``reserve`` must be neither listed nor callable.
+progress, pagination, bad cursors, and the tools that ask the client for
+input). In modern mode the removed methods' checks (``ping``,
+``logging/setLevel``) print ``skip modern.NAME: not in 2026-07-28``; logging is
+exercised per request instead.
+
+Asking the client, in both modes, through the SDK's own callbacks (given to
+``ClientSession`` / ``Client`` as ``elicitation_callback`` and
+``sampling_callback``): ``reserve`` (an elicitation form ``Reserve TITLE?``,
+one required boolean ``confirm``) and ``blurb`` (``sampling/createMessage``,
+one user message ``Write a one-line blurb for TITLE by AUTHOR.``,
+``maxTokens`` 100; the callback's text, with a quote, a backslash and a
+non-ASCII character in it, must come back as the tool's one text block) are
+listed and callable. Legacy mode: the server sends the client a JSON-RPC
+request of its own on the same stdio stream, the session's callback answers
+it, and only then is the ``tools/call`` answered, once, with its own id.
+Modern mode: the first answer is ``input_required`` and ``Client.call_tool``
+retries with the callback's answer (MRTR). Also checked: accept / accept
+with ``confirm`` false / decline / cancel, unknown titles (tool errors, no
+callback), a callback answering ``ErrorData`` (legacy: the server fails the
+call ``-32603`` naming the input request; modern: the SDK raises it itself),
+a second client that gives only the other callback (so the SDK does not
+declare the capability) getting ``-32021`` ``Missing required client
+capability: NAME`` with ``data.requiredCapabilities``, a ``get_author`` call
+made from inside the elicitation callback (legacy: served while ``reserve``
+waits on the server), and two ``reserve`` calls outstanding at once. Roots
+are not tested here: no bookshop tool asks for them (the Rust transcripts
+cover ``roots/list``). ``wire_era_consistent`` checks that the server sends
+no request of its own on 2026-07-28 and, on the handshake era, only
+``elicitation/create`` / ``sampling/createMessage``, each with a fresh id and
+each answered exactly once. A server that cannot keep a handshake-era call
+waiting (one served by plain ``transport::serve``, with no waiting store,
+answers ``-32603`` ``cannot wait for the client's input: all 0 waiting-call
+slots are in use``) fails the legacy asking checks.
 
 Pagination mode: when the server command carries ``--page-size N`` (N > 0), or
 this script is given ``--page-size N`` (which it appends to the server
@@ -88,10 +116,34 @@ Facts about the SDK 2.3.0 client this test relies on (read from its source):
   ``_meta["io.modelcontextprotocol/serverInfo"]`` stamp. Every later request
   gets the envelope stamped in ``params._meta``: ``protocolVersion``,
   ``clientInfo``, ``clientCapabilities`` (built once at adopt time).
-* Client capabilities. ``elicitation`` (``{"form": {}, "url": {}}``) is
-  declared iff an ``elicitation_callback`` was given (likewise ``sampling`` /
-  ``roots`` for their callbacks); there is no separate switch. So the -32021
-  check below uses a second ``Client`` built without the callback.
+* Client capabilities. ``ClientSession._build_capabilities`` makes one ad for
+  both eras (the ``initialize`` request's ``capabilities``, and the 2026-07-28
+  envelope's ``clientCapabilities``): ``elicitation`` (``{"form": {}, "url":
+  {}}``) is declared iff an ``elicitation_callback`` was given, ``sampling``
+  (``{}``, or ``sampling_capabilities``) iff a ``sampling_callback`` was,
+  ``roots`` (``{"listChanged": true}``) iff a ``list_roots_callback`` was;
+  there is no separate switch, and leaving one out works in both modes. So
+  the -32021 checks use a second client (its own server process) built with
+  the other callback only.
+* Input callbacks. ``elicitation_callback(context, params)`` gets
+  ``ElicitRequestFormParams`` (``.message``, ``.requested_schema`` as a plain
+  dict, ``.mode == "form"``) and returns ``ElicitResult(action=...,
+  content=...)``; ``sampling_callback(context, params)`` gets
+  ``CreateMessageRequestParams`` (``.messages``: ``SamplingMessage`` with
+  ``.role`` and ``.content``, a ``TextContent`` here; ``.max_tokens``) and
+  returns ``CreateMessageResult(role, content, model, stop_reason)``; either
+  may return ``ErrorData`` instead. ``context`` is a ``ClientRequestContext``:
+  ``.session`` (the ``ClientSession``, usable from inside the callback) and
+  ``.request_id``: the server's JSON-RPC id on the handshake era, the
+  ``inputRequests`` key under MRTR. Both eras go through the same table
+  (``ClientSession.dispatch_input_request``).
+* Handshake-era server requests. The dispatcher runs each request from the
+  server in its own task (``elicitation/create`` and
+  ``sampling/createMessage`` are not "inline" methods), so the read loop goes
+  on while a callback awaits, and a callback may make requests of its own on
+  the session. The callback's result is validated and sent as the JSON-RPC
+  result; ``ErrorData`` is sent as the JSON-RPC error with its code and
+  message. ``session.call_tool`` just waits for the call's final answer.
 * MRTR (2026-07-28 ``input_required``). ``ClientSession.call_tool`` /
   ``get_prompt`` / ``read_resource`` raise ``RuntimeError`` on an
   ``InputRequiredResult`` unless given ``allow_input_required=True`` (then they
@@ -107,8 +159,10 @@ Facts about the SDK 2.3.0 client this test relies on (read from its source):
   dict), ``.mode == "form"``), all keys concurrently; it then retries with a
   fresh id, the collected ``inputResponses`` and ``requestState`` echoed
   byte-exact, up to ``input_required_max_rounds`` (10). A callback returning
-  ``ErrorData`` aborts as ``MCPError``; a state-only answer (no
-  ``inputRequests``) is retried after a 50..250 ms backoff.
+  ``ErrorData`` aborts as ``MCPError`` (nothing is sent back); a state-only
+  answer (no ``inputRequests``) is retried after a 50..250 ms backoff. A
+  ``requestState`` is optional: ``blurb`` sends none, and then the retry
+  carries none either.
 * Cursors. ``ClientSession.list_tools`` / ``list_resources`` /
   ``list_resource_templates`` / ``list_prompts`` take no ``cursor=`` keyword
   in 2.3.0: the cursor goes in ``params=types.PaginatedRequestParams(cursor=C)``
@@ -214,21 +268,22 @@ WIRE_LINE_CHARS = 600
 
 _ABSENT = object()  # "do not check this"
 # Every item the bookshop lists, in listing order (tools by name, resources by uri,
-# templates by uriTemplate, prompts by name), per mode: reserve is 2026-07-28 only.
-EXPECTED_LISTS = {
-    LEGACY: {
-        "tools": ["get_author", "get_author_strict", "top", "count"],
-        "resources": ["books://catalog"],
-        "resource_templates": ["books://{title}"],
-        "prompts": ["recommend"],
-    },
-    MODERN: {
-        "tools": ["get_author", "get_author_strict", "top", "reserve", "count"],
-        "resources": ["books://catalog"],
-        "resource_templates": ["books://{title}"],
-        "prompts": ["recommend"],
-    },
+# templates by uriTemplate, prompts by name), per mode (the same in both eras: reserve
+# and blurb ask the client on every era).
+_BOOKSHOP_LISTS = {
+    "tools": ["get_author", "get_author_strict", "top", "reserve", "blurb", "count"],
+    "resources": ["books://catalog"],
+    "resource_templates": ["books://{title}"],
+    "prompts": ["recommend"],
 }
+EXPECTED_LISTS = {LEGACY: _BOOKSHOP_LISTS, MODERN: _BOOKSHOP_LISTS}
+# What the sampling callback answers blurb with: a quote, a backslash and a non-ASCII
+# character, so the server has to re-escape the text it took from the client's answer.
+BLURB = 'Case is "jacked in" to cyberspace \\ a café in Chiba.'
+BLURB_PROMPT = "Write a one-line blurb for Neuromancer by William Gibson."
+# The input requests a handshake-era server may send the client (the bookshop asks
+# for no roots: roots/list is covered by the Rust transcripts).
+ASKING_METHODS = {"elicitation/create", "sampling/createMessage"}
 MAX_PAGES = 64  # a walk longer than this is a server looping on cursors
 GENRES = ["science fiction", "cyberpunk", "fantasy"]
 CALLBACK_WAIT = 2.0  # seconds to wait for spawned progress/logging callbacks
@@ -265,6 +320,13 @@ class Problems:
 
 
 # --------------------------------------------------------------------------- result helpers
+
+
+def sampled(text: str) -> types.CreateMessageResult:
+    """What a sampling callback answers: the model's text."""
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text=text), model="interop-test", stop_reason="endTurn"
+    )
 
 
 def block_summary(block: Any) -> Any:
@@ -547,6 +609,39 @@ def meta_of(message: dict[str, Any]) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
+def numbered(lines: list[WireLine]) -> list[tuple[int, str, dict[str, Any]]]:
+    """Every JSON object on the wire, with its position and direction."""
+    out = []
+    for i, (_, d, text) in enumerate(lines):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append((i, d, value))
+    return out
+
+
+def server_requests(lines: list[WireLine]) -> list[tuple[int, dict[str, Any]]]:
+    """The requests the server sent the client (handshake era: elicitation/create, ...), with positions."""
+    return [(i, m) for i, d, m in numbered(lines) if d == "<-" and "id" in m and "method" in m]
+
+
+def response_at(lines: list[WireLine], direction: str, request_id: Any) -> tuple[int, dict[str, Any]] | None:
+    """The first response (result or error) to ``request_id`` sent in ``direction``, with its position."""
+    for i, d, m in numbered(lines):
+        if d == direction and "method" not in m and m.get("id") == request_id and ("result" in m or "error" in m):
+            return i, m
+    return None
+
+
+def position_of(lines: list[WireLine], message: dict[str, Any]) -> int:
+    for i, _, m in numbered(lines):
+        if m == message:
+            return i
+    return -1
+
+
 # --------------------------------------------------------------------------- connection
 
 
@@ -557,7 +652,10 @@ class Connection:
     handshake on the first process, ``start`` does it after a restart.
     ``modern``: ``mcp.Client`` with its default ``mode="auto"``, whose entry
     probes ``server/discover`` (``start`` refuses a connection that did not
-    adopt 2026-07-28); ``session`` is ``client.session``.
+    adopt 2026-07-28); ``session`` is ``client.session``. Both are built with
+    this object's ``on_elicit`` / ``on_sample`` as their elicitation and
+    sampling callbacks (so both declare those capabilities); the checks set
+    what they answer and read back what they were handed.
 
     ``broken`` holds the reason the session cannot be used (not started yet,
     server gone, request timed out); the runner restarts the server before
@@ -579,15 +677,41 @@ class Connection:
         self.stderr_logs: list[TextIO] = []
         self.log_messages: list[types.LoggingMessageNotificationParams] = []  # from logging_callback
         self.wire: list[WireLine] = []
-        self.elicitations: list[Any] = []  # params handed to the elicitation callback
+        # What the elicitation / sampling callbacks were handed, and what they answer.
+        self.elicitations: list[Any] = []  # params
+        self.elicit_contexts: list[Any] = []  # ClientRequestContext, one per call
+        # A reply, or a function of the params returning one (ElicitResult or ErrorData).
         self.elicit_reply: Any = types.ElicitResult(action="cancel")
+        # Awaited inside the elicitation callback, before it answers (None: answer at once).
+        self.during_elicit: Callable[[Any, Any], Awaitable[None]] | None = None
+        self.samplings: list[Any] = []
+        self.sample_contexts: list[Any] = []
+        self.sample_reply: Any = sampled(BLURB)
 
     async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.log_messages.append(params)
 
     async def on_elicit(self, context: Any, params: Any) -> Any:
         self.elicitations.append(params)
-        return self.elicit_reply
+        self.elicit_contexts.append(context)
+        if self.during_elicit is not None:
+            await self.during_elicit(context, params)
+        reply = self.elicit_reply
+        return reply(params) if callable(reply) else reply
+
+    async def on_sample(self, context: Any, params: Any) -> Any:
+        self.samplings.append(params)
+        self.sample_contexts.append(context)
+        return self.sample_reply
+
+    def reset_callbacks(self, elicit_reply: Any = None) -> None:
+        self.elicitations.clear()
+        self.elicit_contexts.clear()
+        self.samplings.clear()
+        self.sample_contexts.clear()
+        self.elicit_reply = elicit_reply if elicit_reply is not None else types.ElicitResult(action="cancel")
+        self.during_elicit = None
+        self.sample_reply = sampled(BLURB)
 
     def new_errlog(self) -> TextIO:
         log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -622,7 +746,14 @@ class Connection:
             if self.mode == LEGACY:
                 read, write = await stack.enter_async_context(self.transport(label))
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT, logging_callback=self.on_log)
+                    ClientSession(
+                        read,
+                        write,
+                        read_timeout_seconds=REQUEST_READ_TIMEOUT,
+                        logging_callback=self.on_log,
+                        elicitation_callback=self.on_elicit,
+                        sampling_callback=self.on_sample,
+                    )
                 )
             else:
                 client = Client(  # no mode=: the default, "auto"
@@ -630,6 +761,7 @@ class Connection:
                     read_timeout_seconds=REQUEST_READ_TIMEOUT,
                     logging_callback=self.on_log,
                     elicitation_callback=self.on_elicit,
+                    sampling_callback=self.on_sample,
                 )
                 await stack.enter_async_context(client)
                 session = client.session
@@ -1268,26 +1400,99 @@ def mode_checks(
         p.done()
         return "log_level stamped on the request's _meta"
 
-    # ----------------------------------------------------------------- reserve (MRTR, 2026-07-28 only)
+    # ----------------------------------------------------------------- asking the client: reserve, blurb (every era)
 
-    async def tools_list_has_no_reserve() -> None:
-        names = [t.name for t in await list_all(s(), "tools")]
-        if "reserve" in names:
-            raise CheckFailed(f"reserve listed in the handshake era: {names}")
+    async def call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """``tools/call`` the way an application makes it in this mode: 2026-07-28 through
+        ``Client.call_tool`` (which drives MRTR through the callbacks), the handshake era
+        through the session (whose callbacks answer the server's own requests)."""
+        if modern:
+            return await c().call_tool(name, arguments)
+        return await s().call_tool(name, arguments)
 
-    async def call_reserve_unknown_tool() -> None:
-        await expect_protocol_error(
-            s().call_tool("reserve", {"title": "Dune"}), code=-32602, message="Unknown tool: reserve"
-        )
+    def title_tool_schema(name: str) -> Callable[[], Awaitable[None]]:
+        async def check() -> None:
+            t = await tool(name)
+            p = Problems()
+            props = t.input_schema.get("properties") or {}
+            p.eq((props.get("title") or {}).get("type"), "string", "inputSchema.properties.title.type")
+            p.expect("title" in (t.input_schema.get("required") or []), f"inputSchema.required lacks title: {t.input_schema!r}")
+            p.eq(t.output_schema, None, "outputSchema")
+            p.done()
 
-    async def tools_list_reserve_schema() -> None:
-        t = await tool("reserve")
-        p = Problems()
-        props = t.input_schema.get("properties") or {}
-        p.eq((props.get("title") or {}).get("type"), "string", "inputSchema.properties.title.type")
-        p.expect("title" in (t.input_schema.get("required") or []), f"inputSchema.required lacks title: {t.input_schema!r}")
-        p.eq(t.output_schema, None, "outputSchema")
-        p.done()
+        return check
+
+    def asked_on_wire(
+        p: Problems, lines: list[WireLine], key: str, method: str, *, state: bool
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The wire of one ``tools/call`` that asked the client once.
+
+        2026-07-28: an ``input_required`` answer (``inputRequests`` = {key: ...}, and a
+        ``requestState`` when ``state``: reserve seals one, blurb needs none), then a retry
+        with a fresh id echoing the state (if any) and carrying ``inputResponses[key]``,
+        answered ``complete``; no request from the server.
+        Handshake era: one ``tools/call``; after it, one request from the server
+        (``method``, an id of its own); the client's answer to it; only then the call's
+        one answer, with the call's id and no ``inputRequests``.
+
+        Returns (the input request as the server sent it, with ``method`` and ``params``
+        (and, handshake era, ``id``); the client's answer to it), each None when missing."""
+        calls = requests_sent(lines, "tools/call")
+        asks = server_requests(lines)
+        if modern:
+            p.eq([m["method"] for _, m in asks], [], "requests from the server (none on 2026-07-28)")
+            if not p.eq(len(calls), 2, "tools/call requests on the wire"):
+                return None, None
+            first, retry = calls
+            first_result = (answer_to(lines, first) or {}).get("result") or {}
+            p.eq(first_result.get("resultType"), "input_required", "first answer's resultType")
+            requests = first_result.get("inputRequests") or {}
+            p.eq(list(requests), [key], "inputRequests keys")
+            got_state = first_result.get("requestState")
+            if state:
+                p.expect(isinstance(got_state, str) and got_state != "", f"requestState {got_state!r}")
+            else:
+                p.eq(got_state, None, "requestState")
+            p.expect(
+                "requestState" not in first["params"] and "inputResponses" not in first["params"],
+                f"first call already carried MRTR fields: {first['params']!r}",
+            )
+            p.eq(retry["params"].get("requestState"), got_state, "retry requestState (echoed)")
+            p.expect(retry.get("id") != first.get("id"), "retry reused the first call's id")
+            final = (answer_to(lines, retry) or {}).get("result") or {}
+            p.eq(final.get("resultType"), "complete", "retry answer's resultType")
+            asked = requests.get(key)
+            p.eq((asked or {}).get("method"), method, f"inputRequests.{key}.method")
+            return asked, (retry["params"].get("inputResponses") or {}).get(key)
+        if not p.eq(len(calls), 1, "tools/call requests on the wire"):
+            return None, None
+        sent = calls[0]
+        if not p.eq([m["method"] for _, m in asks], [method], "requests from the server"):
+            return None, None
+        at, ask = asks[0]
+        p.expect(at > position_of(lines, sent), "the server's request came before the call was sent")
+        p.expect(ask.get("id") != sent.get("id"), f"the server's request reuses the call's id {ask.get('id')!r}")
+        reply = response_at(lines, "->", ask["id"])
+        if not p.expect(reply is not None, f"the client never answered the server's {method} (id {ask['id']!r})"):
+            return ask, None
+        final = response_at(lines, "<-", sent["id"])
+        if p.expect(final is not None, "the call was never answered"):
+            assert final is not None
+            p.expect(final[0] > reply[0], "the call was answered before the client answered the server's request")
+            p.expect(
+                "inputRequests" not in (final[1].get("result") or {}), f"input_required on the handshake era: {final[1]!r}"
+            )
+        answered = reply[1].get("result")
+        return ask, answered if isinstance(answered, dict) else reply[1].get("error")
+
+    def check_context(p: Problems, contexts: list[Any], key: str, asked: dict[str, Any] | None) -> None:
+        """The callback's ``ClientRequestContext``: MRTR names the input request's key, the
+        handshake era the id of the server's request."""
+        if not contexts:
+            return
+        want = key if modern else (asked or {}).get("id", "<no request on the wire>")
+        p.eq(contexts[0].request_id, want, "callback context.request_id")
+        p.expect(contexts[0].session is s(), "callback context.session is not the connection's session")
 
     def check_elicitation(p: Problems, title: str) -> None:
         if not p.eq(len(conn.elicitations), 1, "elicitation callback calls"):
@@ -1297,52 +1502,278 @@ def mode_checks(
         p.eq(getattr(params, "message", None), f"Reserve {title}?", "elicitation message")
         schema = getattr(params, "requested_schema", None) or {}
         p.eq(schema.get("type"), "object", "requested_schema.type")
+        p.eq(list(schema.get("properties") or {}), ["confirm"], "requested_schema properties")
         p.eq(((schema.get("properties") or {}).get("confirm") or {}).get("type"), "boolean", "requested_schema confirm.type")
         p.eq(schema.get("required"), ["confirm"], "requested_schema.required")
 
-    def reserve_via_callback(title: str, reply: Any, want_text: str, action: str) -> Callable[[], Awaitable[str]]:
-        """``Client.call_tool`` drives the round trip: first call, callback, retry with the answer."""
+    def reserve_via_callback(title: str, reply: Any, want_text: str) -> Callable[[], Awaitable[str]]:
+        """The elicitation callback answers ``reply``: 2026-07-28, ``Client.call_tool`` drives
+        the round trip (first call, callback, retry with the answer); handshake era, the
+        server's ``elicitation/create`` goes to the callback and the call is answered after."""
 
         async def check() -> str:
-            conn.elicitations.clear()
-            conn.elicit_reply = reply
+            conn.reset_callbacks(reply)
             mark = len(conn.wire)
-            result = await c().call_tool("reserve", {"title": title})
+            result = await call("reserve", {"title": title})
+            lines = conn.wire[mark:]
             p = Problems()
             expect_success(result, p, first_text=want_text, structured=None)
             if not result.is_error:
                 p.eq(texts(result, p), [want_text], "content texts")
             check_elicitation(p, title)
-            lines = conn.wire[mark:]
-            calls = requests_sent(lines, "tools/call")
-            if p.eq(len(calls), 2, "tools/call requests on the wire"):
-                first, retry = calls
-                answer = answer_to(lines, first) or {}
-                first_result = answer.get("result") or {}
-                p.eq(first_result.get("resultType"), "input_required", "first answer's resultType")
-                p.eq(list((first_result.get("inputRequests") or {}).keys()), ["confirm"], "inputRequests keys")
-                state = first_result.get("requestState")
-                p.expect(isinstance(state, str) and state != "", f"requestState {state!r}")
-                p.expect(
-                    "requestState" not in first["params"] and "inputResponses" not in first["params"],
-                    f"first call already carried MRTR fields: {first['params']!r}",
-                )
-                p.eq(retry["params"].get("requestState"), state, "retry requestState (echoed)")
-                p.eq(((retry["params"].get("inputResponses") or {}).get("confirm") or {}).get("action"), action, "retry inputResponses.confirm.action")
-                p.expect(retry.get("id") != first.get("id"), "retry reused the first call's id")
+            p.eq(len(conn.samplings), 0, "sampling callback calls")
+            asked, answered = asked_on_wire(p, lines, "confirm", "elicitation/create", state=True)
+            if asked is not None:
+                params = asked.get("params") or {}
+                p.eq(params.get("message"), f"Reserve {title}?", "message on the wire")
+                p.eq(params.get("mode"), "form", "mode on the wire")
+            if answered is not None:
+                p.eq(answered.get("action"), reply.action, "the client's answer's action on the wire")
+            check_context(p, conn.elicit_contexts, "confirm", asked)
             p.done()
-            return f"callback answered {action}; 2 tools/call"
+            how = "2 tools/call" if modern else "elicitation/create answered, then the call"
+            return f"callback answered {reply.action}; {how}"
 
         return check
 
     async def reserve_unknown_title() -> None:
-        conn.elicitations.clear()
-        conn.elicit_reply = types.ElicitResult(action="accept", content={"confirm": True})
-        result = await c().call_tool("reserve", {"title": "Nothing"})
+        conn.reset_callbacks(types.ElicitResult(action="accept", content={"confirm": True}))
+        mark = len(conn.wire)
+        result = await call("reserve", {"title": "Nothing"})
         p = Problems()
         expect_tool_error(result, p, exact=f"Error executing tool reserve: {NOT_FOUND}")
         p.eq(len(conn.elicitations), 0, "elicitation callback calls")
+        p.eq([m["method"] for _, m in server_requests(conn.wire[mark:])], [], "requests from the server")
         p.done()
+
+    async def reserve_callback_error() -> str:
+        """The elicitation callback answers ``ErrorData``. Handshake era: the SDK sends it as
+        the JSON-RPC error answer to ``elicitation/create`` and the server fails the call with
+        -32603 naming the input request. 2026-07-28: the SDK aborts the call itself."""
+        conn.reset_callbacks(types.ErrorData(code=-1, message="User rejected"))
+        mark = len(conn.wire)
+        p = Problems()
+        if modern:
+            await expect_protocol_error(call("reserve", {"title": "Dune"}), code=-1, message="User rejected", p=p)
+            lines = conn.wire[mark:]
+            p.eq(len(requests_sent(lines, "tools/call")), 1, "tools/call requests (the SDK does not retry)")
+            note = "MCPError -1 raised by the SDK; no retry"
+        else:
+            await expect_protocol_error(
+                call("reserve", {"title": "Dune"}),
+                code=-32603,
+                message="the client refused input request confirm (elicitation/create): User rejected",
+                p=p,
+            )
+            lines = conn.wire[mark:]
+            asks = server_requests(lines)
+            if p.eq([m["method"] for _, m in asks], ["elicitation/create"], "requests from the server"):
+                reply = response_at(lines, "->", asks[0][1]["id"])
+                error = (reply[1] if reply else {}).get("error")
+                p.eq(error, {"code": -1, "message": "User rejected"}, "the client's error answer")
+            note = "the server answered -32603"
+        p.eq(len(conn.elicitations), 1, "elicitation callback calls")
+        p.done()
+        return note
+
+    async def blurb_via_callback() -> str:
+        conn.reset_callbacks()
+        mark = len(conn.wire)
+        result = await call("blurb", {"title": "Neuromancer"})
+        lines = conn.wire[mark:]
+        p = Problems()
+        expect_success(result, p, first_text=BLURB, structured=None)
+        if not result.is_error:
+            p.eq(texts(result, p), [BLURB], "content texts")
+        if p.eq(len(conn.samplings), 1, "sampling callback calls"):
+            params = conn.samplings[0]
+            p.expect(isinstance(params, types.CreateMessageRequestParams), f"callback params {params!r}")
+            p.eq(getattr(params, "max_tokens", None), 100, "maxTokens")
+            messages = getattr(params, "messages", None) or []
+            if p.eq(len(messages), 1, "number of messages"):
+                m = messages[0]
+                p.eq(m.role, "user", "message role")
+                if p.expect(isinstance(m.content, types.TextContent), f"message content {m.content!r}, expected one text block"):
+                    p.eq(m.content.text, BLURB_PROMPT, "message text")
+        p.eq(len(conn.elicitations), 0, "elicitation callback calls")
+        asked, answered = asked_on_wire(p, lines, "blurb", "sampling/createMessage", state=False)
+        if asked is not None:
+            want = {"messages": [{"role": "user", "content": {"type": "text", "text": BLURB_PROMPT}}], "maxTokens": 100}
+            p.eq(asked.get("params"), want, "sampling/createMessage params on the wire")
+        if answered is not None:
+            p.eq((answered.get("content") or {}).get("text"), BLURB, "the client's sampled text on the wire")
+        check_context(p, conn.sample_contexts, "blurb", asked)
+        p.done()
+        return f"sampled {BLURB!r} came back as the tool's text"
+
+    async def blurb_unknown_title() -> None:
+        conn.reset_callbacks()
+        mark = len(conn.wire)
+        result = await call("blurb", {"title": "Nothing"})
+        p = Problems()
+        expect_tool_error(result, p, exact=f"Error executing tool blurb: {NOT_FOUND}")
+        p.eq(len(conn.samplings), 0, "sampling callback calls")
+        p.eq([m["method"] for _, m in server_requests(conn.wire[mark:])], [], "requests from the server")
+        p.done()
+
+    def without_capability(name: str, missing: str, declared: str) -> Callable[[], Awaitable[str]]:
+        """A second client, on a server process of its own, that gives the callback for
+        ``declared`` but not the one for ``missing`` (the SDK declares a capability iff its
+        callback is given): calling ``name`` is -32021 naming ``missing``."""
+
+        async def check() -> str:
+            callbacks: dict[str, Any] = {
+                "elicitation": {"elicitation_callback": conn.on_elicit},
+                "sampling": {"sampling_callback": conn.on_sample},
+            }[declared]
+            conn.reset_callbacks()
+            mark = len(conn.wire)
+            p = Problems()
+
+            async def refused(session_call: Awaitable[Any]) -> None:
+                await expect_protocol_error(
+                    session_call,
+                    code=-32021,
+                    message=f"Missing required client capability: {missing}",
+                    data={"requiredCapabilities": {missing: {}}},
+                    p=p,
+                )
+
+            if modern:
+                async with Client(conn.transport("aux"), read_timeout_seconds=REQUEST_READ_TIMEOUT, **callbacks) as bare:
+                    p.eq(bare.protocol_version, MODERN_VERSION, "protocol version")
+                    await refused(bare.call_tool(name, {"title": "Dune"}))
+            else:
+                async with conn.transport("aux") as (read, write):
+                    async with ClientSession(read, write, read_timeout_seconds=REQUEST_READ_TIMEOUT, **callbacks) as bare:
+                        await bare.initialize()
+                        await refused(bare.call_tool(name, {"title": "Dune"}))
+            lines = conn.wire[mark:]
+            if modern:
+                caps = [meta_of(m).get(CLIENT_CAPABILITIES_META_KEY) for m in requests_sent(lines, "tools/call")]
+                where = "tools/call clientCapabilities"
+            else:
+                caps = [(m.get("params") or {}).get("capabilities") for m in requests_sent(lines, "initialize")]
+                where = "initialize capabilities"
+            p.expect(len(caps) == 1 and isinstance(caps[0], dict), f"{where} {caps!r}")
+            p.expect(all(missing not in (cap or {}) for cap in caps), f"{missing} declared anyway: {caps!r}")
+            p.expect(all(declared in (cap or {}) for cap in caps), f"{declared} not declared: {caps!r}")
+            p.eq([m["method"] for _, m in server_requests(lines)], [], "requests from the server")
+            p.eq((len(conn.elicitations), len(conn.samplings)), (0, 0), "callback calls (elicitation, sampling)")
+            p.done()
+            return f"{where} {caps[0] if caps else None!r}"
+
+        return check
+
+    async def get_author_while_reserve_waits() -> str:
+        """From inside the elicitation callback, before it answers, ``get_author`` on the same
+        session. Handshake era: the server holds ``reserve`` waiting for the answer to its
+        ``elicitation/create`` and must serve the other call meanwhile. 2026-07-28: nothing
+        waits on the server between MRTR rounds; the call is simply made between them."""
+        got: list[types.CallToolResult] = []
+
+        async def meanwhile(context: Any, params: Any) -> None:
+            got.append(await context.session.call_tool("get_author", {"title": "Neuromancer"}))
+
+        conn.reset_callbacks(types.ElicitResult(action="accept", content={"confirm": True}))
+        conn.during_elicit = meanwhile
+        mark = len(conn.wire)
+        try:
+            result = await call("reserve", {"title": "Dune"})
+        finally:
+            conn.during_elicit = None
+        lines = conn.wire[mark:]
+        p = Problems()
+        expect_success(result, p, first_text="Reserved Dune", structured=None)
+        if p.eq(len(got), 1, "get_author results from inside the callback"):
+            expect_success(got[0], p, first_text="William Gibson", structured={"result": "William Gibson"})
+        calls = requests_sent(lines, "tools/call")
+        outer = [m for m in calls if (m.get("params") or {}).get("name") == "reserve"]
+        inner = [m for m in calls if (m.get("params") or {}).get("name") == "get_author"]
+        p.eq((len(outer), len(inner)), (2 if modern else 1, 1), "tools/call requests (reserve, get_author)")
+        asks = server_requests(lines)
+        if not modern and len(outer) == 1 and len(inner) == 1 and len(asks) == 1:
+            ask_id = asks[0][1]["id"]
+            steps = [
+                ("reserve sent", position_of(lines, outer[0])),
+                ("elicitation/create received", asks[0][0]),
+                ("get_author sent", position_of(lines, inner[0])),
+                ("get_author answered", (response_at(lines, "<-", inner[0]["id"]) or (-1,))[0]),
+                ("elicitation/create answered", (response_at(lines, "->", ask_id) or (-1,))[0]),
+                ("reserve answered", (response_at(lines, "<-", outer[0]["id"]) or (-1,))[0]),
+            ]
+            positions = [at for _, at in steps]
+            p.expect(
+                -1 not in positions and positions == sorted(positions),
+                f"wire order: expected {[what for what, _ in steps]}, got positions {steps}",
+            )
+        p.done()
+        if modern:
+            return "get_author answered between the MRTR rounds (nothing waits on the server)"
+        return "get_author answered while reserve waited on the server"
+
+    async def two_reserves_at_once() -> str:
+        """Two ``reserve`` calls outstanding together: the callback holds the first answer
+        until both elicitations have arrived (handshake era: both calls wait on the server at
+        once), then accepts Dune and declines Neuromancer; each call gets its own answer."""
+        both = anyio.Event()
+
+        async def hold(context: Any, params: Any) -> None:
+            if len(conn.elicitations) >= 2:
+                both.set()
+            with anyio.move_on_after(5):
+                await both.wait()
+
+        def reply(params: Any) -> types.ElicitResult:
+            if getattr(params, "message", None) == "Reserve Dune?":
+                return types.ElicitResult(action="accept", content={"confirm": True})
+            return types.ElicitResult(action="decline")
+
+        conn.reset_callbacks(reply)
+        conn.during_elicit = hold
+        mark = len(conn.wire)
+        results: dict[str, types.CallToolResult] = {}
+
+        async def one(title: str) -> None:
+            results[title] = await call("reserve", {"title": title})
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(one, "Dune")
+                tg.start_soon(one, "Neuromancer")
+        finally:
+            conn.during_elicit = None
+        lines = conn.wire[mark:]
+        p = Problems()
+        p.expect(both.is_set(), "the two elicitations were never outstanding at once")
+        p.eq(
+            sorted(getattr(e, "message", "") for e in conn.elicitations),
+            ["Reserve Dune?", "Reserve Neuromancer?"],
+            "elicitation messages",
+        )
+        for title, want in (("Dune", "Reserved Dune"), ("Neuromancer", "Not reserved: Neuromancer")):
+            if p.expect(title in results, f"no result for {title}"):
+                sub = Problems()
+                expect_success(results[title], sub, first_text=want, structured=None)
+                p.items += [f"{title}: {m}" for m in sub.items]
+        calls = requests_sent(lines, "tools/call")
+        asks = server_requests(lines)
+        if modern:
+            p.eq(len(calls), 4, "tools/call requests (2 first calls, 2 retries)")
+            p.eq([m["method"] for _, m in asks], [], "requests from the server")
+        elif p.eq(len(calls), 2, "tools/call requests") and p.eq(
+            [m["method"] for _, m in asks], ["elicitation/create"] * 2, "requests from the server"
+        ):
+            p.expect(asks[0][1]["id"] != asks[1][1]["id"], f"both requests from the server have id {asks[0][1]['id']!r}")
+            replies = [response_at(lines, "->", m["id"]) for _, m in asks]
+            p.expect(
+                all(r is not None and r[0] > asks[1][0] for r in replies),
+                "the client answered the first elicitation/create before the second arrived",
+            )
+        p.done()
+        return "both calls waited on the server at once" if not modern else "two MRTR round trips interleaved"
+
+    # ----------------------------------------------------------------- reserve by hand (MRTR, 2026-07-28 only)
 
     async def reserve_manual_round_trip() -> str:
         """``ClientSession.call_tool(..., allow_input_required=True)``: the caller drives MRTR itself."""
@@ -1380,26 +1811,6 @@ def mode_checks(
         p.done()
         return f"requestState of {len(state)} chars"
 
-    async def reserve_without_elicitation_capability() -> str:
-        """A client built without an elicitation callback declares no elicitation capability."""
-        mark = len(conn.wire)
-        p = Problems()
-        async with Client(conn.transport("aux"), read_timeout_seconds=REQUEST_READ_TIMEOUT) as bare:
-            p.eq(bare.protocol_version, MODERN_VERSION, "protocol version")
-            await expect_protocol_error(
-                bare.call_tool("reserve", {"title": "Dune"}),
-                code=-32021,
-                message="Missing required client capability: elicitation",
-                data={"requiredCapabilities": {"elicitation": {}}},
-                p=p,
-            )
-        calls = requests_sent(conn.wire[mark:], "tools/call")
-        caps = [meta_of(m).get(CLIENT_CAPABILITIES_META_KEY) for m in calls]
-        p.expect(len(caps) == 1 and isinstance(caps[0], dict), f"tools/call clientCapabilities {caps!r}")
-        p.expect(all("elicitation" not in (cap or {}) for cap in caps), f"elicitation declared anyway: {caps!r}")
-        p.done()
-        return f"clientCapabilities {caps[0] if caps else None!r}"
-
     # ----------------------------------------------------------------- the wire, era by era
 
     async def wire_era_consistent() -> str:
@@ -1434,8 +1845,26 @@ def mode_checks(
             if sent and sent[0]["method"] == "initialize":
                 p.eq(sent[0]["params"].get("protocolVersion"), HANDSHAKE_VERSION, "initialize protocolVersion")
             note = f"{len(sent)} requests, none enveloped"
+        # Requests from the server, per server process: none on 2026-07-28 (it asks through
+        # input_required); on the handshake era only the input requests, each answered once.
+        asked = 0
+        for label in sorted({label for label, _, _ in conn.wire if label.startswith("main")}):
+            lines = [line for line in conn.wire if line[0] == label]
+            asks = [m for _, m in server_requests(lines)]
+            asked += len(asks)
+            if modern:
+                p.eq([m["method"] for m in asks], [], f"{label}: requests from the server")
+                continue
+            p.eq(sorted({m["method"] for m in asks} - ASKING_METHODS), [], f"{label}: requests from the server")
+            ids = [m["id"] for m in asks]
+            p.eq(sorted({json.dumps(i) for i in ids if ids.count(i) > 1}), [], f"{label}: request ids the server reused")
+            answers = {json.dumps(i): 0 for i in ids}
+            for _, d, m in numbered(lines):
+                if d == "->" and "method" not in m and json.dumps(m.get("id")) in answers:
+                    answers[json.dumps(m.get("id"))] += 1
+            p.eq({i: n for i, n in answers.items() if n != 1}, {}, f"{label}: server requests not answered exactly once")
         p.done()
-        return note
+        return note + ("" if modern else f"; {asked} requests from the server, each answered once")
 
     # ----------------------------------------------------------------- the list
 
@@ -1515,27 +1944,36 @@ def mode_checks(
         ]
     else:
         checks.append(("lists_have_no_next_cursor", lists_have_no_next_cursor))
+    # Asking the client (reserve: elicitation, blurb: sampling), in both eras.
     accept = types.ElicitResult(action="accept", content={"confirm": True})
+    accept_unconfirmed = types.ElicitResult(action="accept", content={"confirm": False})
     decline = types.ElicitResult(action="decline")
+    cancel = types.ElicitResult(action="cancel")
+    checks += [
+        ("tools_list_reserve_schema", title_tool_schema("reserve")),
+        ("tools_list_blurb_schema", title_tool_schema("blurb")),
+        ("call_reserve_accept", reserve_via_callback("Dune", accept, "Reserved Dune")),
+        ("call_reserve_accept_unconfirmed", reserve_via_callback("Dune", accept_unconfirmed, "Not reserved: Dune")),
+        ("call_reserve_decline", reserve_via_callback("Dune", decline, "Not reserved: Dune")),
+        ("call_reserve_cancel", reserve_via_callback("Neuromancer", cancel, "Not reserved: Neuromancer")),
+        ("call_reserve_unknown_title_is_tool_error", reserve_unknown_title),
+        ("call_reserve_callback_error", reserve_callback_error),
+        ("call_reserve_without_elicitation_capability", without_capability("reserve", "elicitation", "sampling")),
+        ("call_blurb_via_sampling", blurb_via_callback),
+        ("call_blurb_unknown_title_is_tool_error", blurb_unknown_title),
+        ("call_blurb_without_sampling_capability", without_capability("blurb", "sampling", "elicitation")),
+        ("call_get_author_while_reserve_waits", get_author_while_reserve_waits),
+        ("call_two_reserves_at_once", two_reserves_at_once),
+    ]
     if modern:
         checks += [
-            ("tools_list_reserve_schema", tools_list_reserve_schema),
-            ("call_reserve_accept", reserve_via_callback("Dune", accept, "Reserved Dune", "accept")),
-            ("call_reserve_decline", reserve_via_callback("Dune", decline, "Not reserved: Dune", "decline")),
-            ("call_reserve_unknown_title_is_tool_error", reserve_unknown_title),
             ("call_reserve_manual_round_trip", reserve_manual_round_trip),
-            ("call_reserve_without_elicitation_capability", reserve_without_elicitation_capability),
             ("removed_ping_is_method_not_found", method_not_found("ping", lambda: s().send_ping())),
             (
                 "removed_logging_set_level_is_method_not_found",
                 method_not_found("logging/setLevel", lambda: set_level("info")),
             ),
             ("initialize_refused_on_modern_connection", initialize_refused),
-        ]
-    else:
-        checks += [
-            ("tools_list_has_no_reserve", tools_list_has_no_reserve),
-            ("call_reserve_is_unknown_tool", call_reserve_unknown_tool),
         ]
     checks.append(("wire_era_consistent", wire_era_consistent))
     return checks
