@@ -20,6 +20,7 @@ use std::sync::Mutex;
 
 use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
 use picomcp::http::Sessions;
+use picomcp::mrtr::{Sampling, SamplingContent, SamplingMessage};
 use picomcp::prompt::{
     Messages, Prompt, PromptArgument, PromptDescriptor, PromptOutcome, PromptRequest, Role,
 };
@@ -174,13 +175,102 @@ fn error_handling<'a>(_: &'a (), _: Arguments<'a>, _: Reply<'_>) -> ToolOutcome<
     Err(ToolError::new("This tool intentionally returns an error for testing").into())
 }
 
-/// Sampling and elicitation need server-to-client requests, which picomcp
-/// does not send in the handshake era.
-fn needs_client_request<'a>(_: &'a (), _: Arguments<'a>, _: Reply<'_>) -> ToolOutcome<'a> {
-    Err(ToolError::new(
-        "not supported: picomcp sends no server-to-client requests (sampling/elicitation) in the handshake era",
+/// `test_sampling`: asks the client's model (`sampling/createMessage`),
+/// then answers `LLM response: TEXT`.
+fn sampling<'a>(_: &'a (), args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    #[derive(serde::Deserialize)]
+    struct Args<'x> {
+        prompt: &'x str,
+    }
+    if let Some(answer) = reply.input_response("llm") {
+        let text = answer
+            .value()
+            .get("content")
+            .and_then(|c| c.get("text"))
+            .and_then(|t| t.as_str());
+        return match text {
+            Some(text) => reply.text_fmt(format_args!("LLM response: {text}")),
+            None => reply.text("LLM response: (no text)"),
+        };
+    }
+    let Args { prompt } = args.parse()?;
+    let messages = [SamplingMessage::user(SamplingContent::Text(prompt))];
+    let mut ask = reply.input_required();
+    ask.sample("llm", &Sampling::new(&messages, 100));
+    ask.finish()
+}
+
+/// `test_elicitation`'s form: a username and an email.
+const USER_FORM: Schema = Schema::object(&[
+    Property::new("username", Schema::string().description("User's response")),
+    Property::new(
+        "email",
+        Schema::string().description("User's email address"),
+    ),
+])
+.required(&["username", "email"]);
+
+/// Write `User response: action=ACTION, content=CONTENT` (the suites'
+/// wording) from an elicitation answer.
+fn elicited<'a>(
+    lead: &str,
+    answer: picomcp::mrtr::InputResponse<'_>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
+    let value = answer.value();
+    let action = value.get("action").and_then(|a| a.as_str());
+    let content = value
+        .get("content")
+        .map_or("{}", |c| core::str::from_utf8(c.raw()).unwrap_or("{}"));
+    match action {
+        Some(action) => reply.text_fmt(format_args!("{lead}: action={action}, content={content}")),
+        None => reply.text_fmt(format_args!("{lead}: content={content}")),
+    }
+}
+
+fn elicitation<'a>(_: &'a (), args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    #[derive(serde::Deserialize)]
+    struct Args<'x> {
+        message: &'x str,
+    }
+    if let Some(answer) = reply.input_response("user") {
+        return elicited("User response", answer, reply);
+    }
+    let Args { message } = args.parse()?;
+    let mut ask = reply.input_required();
+    ask.elicit("user", format_args!("{message}"), &USER_FORM);
+    ask.finish()
+}
+
+/// SEP-1034: a default for every primitive type.
+const DEFAULTS_FORM: &str = r#"{"type":"object","properties":{"name":{"type":"string","description":"User name","default":"John Doe"},"age":{"type":"integer","description":"User age","default":30},"score":{"type":"number","description":"User score","default":95.5},"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","description":"Verification status","default":true}},"required":[]}"#;
+
+/// SEP-1330: the five enum shapes.
+const ENUMS_FORM: &str = r#"{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Untitled single-select","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Titled single-select","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","description":"Legacy titled enum","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","description":"Untitled multi-select","items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Titled multi-select","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}},"required":[]}"#;
+
+fn elicit_form<'a>(message: &str, form: &str, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if let Some(answer) = reply.input_response("form") {
+        return elicited("Elicitation completed", answer, reply);
+    }
+    let mut ask = reply.input_required();
+    ask.elicit_json("form", format_args!("{message}"), form);
+    ask.finish()
+}
+
+fn elicitation_defaults<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    elicit_form(
+        "Please review and update the form fields with defaults",
+        DEFAULTS_FORM,
+        reply,
     )
-    .into())
+}
+
+fn elicitation_enums<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    elicit_form(
+        "Please select options from the enum fields",
+        ENUMS_FORM,
+        reply,
+    )
 }
 
 fn reconnection<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
@@ -252,34 +342,34 @@ static TOOLS: &[Tool<()>] = &[
     Tool::new(
         tool(
             "test_sampling",
-            "Would request LLM sampling from the client",
+            "Requests LLM sampling from the client",
             &PROMPT_ARG,
         ),
-        needs_client_request,
+        sampling,
     ),
     Tool::new(
         tool(
             "test_elicitation",
-            "Would request user input from the client",
+            "Requests user input from the client",
             &MESSAGE_ARG,
         ),
-        needs_client_request,
+        elicitation,
     ),
     Tool::new(
         tool(
             "test_elicitation_sep1034_defaults",
-            "Would elicit with default values",
+            "Elicits with a default for every primitive type",
             &NO_ARGS,
         ),
-        needs_client_request,
+        elicitation_defaults,
     ),
     Tool::new(
         tool(
             "test_elicitation_sep1330_enums",
-            "Would elicit with enum schemas",
+            "Elicits with every enum schema shape",
             &NO_ARGS,
         ),
-        needs_client_request,
+        elicitation_enums,
     ),
     Tool::new(
         tool(

@@ -118,6 +118,34 @@ impl<'r> InputRequired<'r> {
         self
     }
 
+    /// [`elicit`](Self::elicit) with the requested schema given as JSON text,
+    /// for what the `const` schema does not describe (`enumNames`, titled
+    /// `oneOf` options, defaults of any type). Text that is not one JSON
+    /// object is not sent (the handler then asked for nothing).
+    pub fn elicit_json(
+        &mut self,
+        key: &str,
+        message: fmt::Arguments<'_>,
+        requested_schema: &str,
+    ) -> &mut Self {
+        let valid = crate::wire::json::Value::parse(
+            requested_schema.as_bytes(),
+            &crate::wire::json::Limits::DEFAULT,
+        )
+        .is_ok_and(|v| v.kind() == crate::wire::json::Kind::Object);
+        if !valid {
+            return self;
+        }
+        if let Some(w) = self.next_request(key, ClientCapability::Elicitation) {
+            w.raw(b"{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":");
+            w.string_fmt(message);
+            w.raw(b",\"requestedSchema\":");
+            w.raw_str(requested_schema.trim());
+            w.raw(b"}}");
+        }
+        self
+    }
+
     /// Ask the user to open a URL (`elicitation/create`, mode `url`), e.g.
     /// to sign in somewhere; `elicitation_id` names this elicitation.
     pub fn elicit_url(

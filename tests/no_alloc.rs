@@ -288,7 +288,11 @@ fn handshake_asking_allocates_nothing() {
     for _ in 0..100 {
         assert_eq!(run(), first);
     }
-    assert_eq!(allocations() - before, 0, "heap allocations during 100 sessions");
+    assert_eq!(
+        allocations() - before,
+        0,
+        "heap allocations during 100 sessions"
+    );
     // initialize; reserve's request, ping, reserve's answer; blurb's request
     // (cancelled: no answer); blurb's request; the full store's refusal;
     // blurb's answer; reserve's request and its failure. Nothing waits.

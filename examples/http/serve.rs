@@ -5,19 +5,76 @@
 //! it back, never across a handler.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::convert::Infallible;
 use std::io::Read;
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::pin::Pin;
+use std::sync::{LazyLock, Mutex};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::{Bytes, Incoming};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::{Bytes, Frame, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions};
+use picomcp::server::Waiting;
 use picomcp::{Connection, Server};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// Handshake-era calls waiting for a client's answers (elicitation,
+/// sampling, roots), for every session: 16 at once, 16 KiB each.
+static WAITING: Mutex<Waiting<16, { 16 << 10 }>> = Mutex::new(Waiting::new());
+
+/// The SSE streams held open for waiting calls, by call: where the rest of
+/// a call (more requests, its final answer) is sent.
+static STREAMS: LazyLock<Mutex<HashMap<u64, UnboundedSender<Bytes>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A response body: what `Http::handle` wrote, then, for a held stream,
+/// whatever is delivered to it until its call is over.
+pub struct Reply {
+    first: Option<Bytes>,
+    rest: Option<UnboundedReceiver<Bytes>>,
+}
+
+impl Reply {
+    fn bytes(b: Bytes) -> Self {
+        Reply {
+            first: (!b.is_empty()).then_some(b),
+            rest: None,
+        }
+    }
+}
+
+impl hyper::body::Body for Reply {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Some(b) = self.first.take() {
+            return Poll::Ready(Some(Ok(Frame::data(b))));
+        }
+        match self.rest.as_mut() {
+            None => Poll::Ready(None),
+            Some(rx) => rx.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.first.is_none() && self.rest.is_none()
+    }
+}
 
 /// Size limits of one exchange.
 #[derive(Clone, Copy, Debug)]
@@ -92,8 +149,8 @@ thread_local! {
     static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+fn plain(status: StatusCode, text: &'static str) -> Response<Reply> {
+    let mut r = Response::new(Reply::bytes(Bytes::from_static(text.as_bytes())));
     *r.status_mut() = status;
     r
 }
@@ -104,7 +161,7 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
     start: Instant,
     limits: Limits,
     req: Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
+) -> Result<Response<Reply>, std::convert::Infallible> {
     if req.uri().path() != "/mcp" {
         return Ok(plain(
             StatusCode::NOT_FOUND,
@@ -130,7 +187,30 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
             out.resize(limits.max_response, 0);
         }
         let request = picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
-        let r = http.handle(&mut Locked(sessions), &mut random_id, request, &mut out);
+        // One store for every session; held only while the core runs.
+        let r = http.handle_waiting(
+            &mut Locked(sessions),
+            &mut random_id,
+            &mut *lock(&WAITING),
+            request,
+            &mut out,
+        );
+        let bytes = Bytes::copy_from_slice(&out[..r.body_len]);
+        if let Some(delivery) = r.deliver {
+            // This request's output belongs on a waiting call's stream.
+            let mut streams = lock(&STREAMS);
+            if let Some(tx) = streams.get(&delivery.call.0)
+                && !bytes.is_empty()
+            {
+                let _ = tx.send(bytes);
+            }
+            if delivery.last {
+                streams.remove(&delivery.call.0); // ends the stream
+            }
+            return Response::builder()
+                .status(r.status)
+                .body(Reply::bytes(Bytes::new()));
+        }
         let mut builder = Response::builder().status(r.status);
         for (name, value) in r.headers() {
             builder = builder.header(name, value);
@@ -138,7 +218,13 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
         if r.content_type == Some(picomcp::http::EVENT_STREAM) {
             builder = builder.header("Cache-Control", "no-cache");
         }
-        builder.body(Full::new(Bytes::copy_from_slice(&out[..r.body_len])))
+        let mut reply = Reply::bytes(bytes);
+        if let Some(call) = r.hold {
+            let (tx, rx) = unbounded_channel();
+            lock(&STREAMS).insert(call.0, tx);
+            reply.rest = Some(rx);
+        }
+        builder.body(reply)
     });
     Ok(response.unwrap_or_else(|_| plain(StatusCode::INTERNAL_SERVER_ERROR, "bad response\n")))
 }

@@ -120,14 +120,14 @@ use core::fmt;
 use body::Body;
 pub use headers::Headers;
 use headers::{accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed};
-pub use response::{EVENT_STREAM, JSON, Response, status_for, status_for_error};
-use response::{Refusal, Status, error, refuse, respond};
+pub use response::{CallId, Delivery, EVENT_STREAM, JSON, Response, status_for, status_for_error};
+use response::{Refusal, Status, error, refuse, respond, respond_as};
 pub use session::{Random, SessionHex, SessionId, SessionStore, Sessions};
 
 use crate::error::HEADER_MISMATCH;
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
-use crate::server::{Connection, Server};
+use crate::server::{CallEvent, Connection, Server, Waiting};
 use crate::wire::json::{self, Limits, Outline};
 
 /// One HTTP request, as [`Http::handle`] needs it.
@@ -243,6 +243,48 @@ impl<'a, S> Http<'a, S> {
         R: Random + ?Sized,
         H: Headers + ?Sized,
     {
+        self.handle_in(sessions, random, None::<&mut Waiting<0, 0>>, req, out)
+    }
+
+    /// [`handle`](Self::handle), where handshake-era calls that ask the
+    /// client for input ([`crate::mrtr`]) wait in `waiting` (one store for
+    /// every session; a call is answered and cancelled only from its own
+    /// session). The request that makes such a call gets an SSE stream
+    /// holding its requests to the client, to keep open
+    /// ([`Response::hold`]); the client's answers arrive in later POSTs,
+    /// each answered `202`, whose output belongs on that held stream
+    /// ([`Response::deliver`]): more requests, or the call's final answer
+    /// (then the stream ends).
+    #[must_use = "send the response: its status, headers and out[..body_len]"]
+    pub fn handle_waiting<St, R, H, const N: usize, const B: usize>(
+        &self,
+        sessions: &mut St,
+        random: &mut R,
+        waiting: &mut Waiting<N, B>,
+        req: Request<'_, H>,
+        out: &mut [u8],
+    ) -> Response
+    where
+        St: SessionStore + ?Sized,
+        R: Random + ?Sized,
+        H: Headers + ?Sized,
+    {
+        self.handle_in(sessions, random, Some(waiting), req, out)
+    }
+
+    fn handle_in<St, R, H, const N: usize, const B: usize>(
+        &self,
+        sessions: &mut St,
+        random: &mut R,
+        waiting: Option<&mut Waiting<N, B>>,
+        req: Request<'_, H>,
+        out: &mut [u8],
+    ) -> Response
+    where
+        St: SessionStore + ?Sized,
+        R: Random + ?Sized,
+        H: Headers + ?Sized,
+    {
         let headers = req.headers;
         if !host_allowed(self.hosts, headers.get("host"))
             || !origin_allowed(self.hosts, self.origins, headers.get("origin"))
@@ -256,6 +298,15 @@ impl<'a, S> Http<'a, S> {
         match req.method {
             "POST" => {}
             "DELETE" if !modern_header => {
+                // The session's waiting calls end with it.
+                if let (Some(waiting), Some(id)) = (
+                    waiting,
+                    headers
+                        .get("mcp-session-id")
+                        .and_then(|t| SessionId::parse(t.trim())),
+                ) {
+                    waiting.forget(&id.0);
+                }
                 return delete(sessions, headers, out);
             }
             _ => {
@@ -298,6 +349,7 @@ impl<'a, S> Http<'a, S> {
             return self.handshake(
                 sessions,
                 random,
+                waiting,
                 headers,
                 body,
                 &outline,
@@ -316,10 +368,11 @@ impl<'a, S> Http<'a, S> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn handshake<St, R, H>(
+    fn handshake<St, R, H, const N: usize, const B: usize>(
         &self,
         sessions: &mut St,
         random: &mut R,
+        waiting: Option<&mut Waiting<N, B>>,
         headers: &H,
         body: &mut [u8],
         outline: &Outline,
@@ -359,11 +412,45 @@ impl<'a, S> Http<'a, S> {
         else {
             return refuse(out, Refusal::SessionNotFound);
         };
-        let answer = self
-            .server
-            .handle_outlined(&mut conn, body, outline, out, None, None);
+        let Some(waiting) = waiting else {
+            let answer = self
+                .server
+                .handle_outlined(&mut conn, body, outline, out, None, None);
+            sessions.save(&id, conn, now);
+            return respond(out, answer, Status::Handshake);
+        };
+        let mut view = waiting.view_for(id.0);
+        let answer =
+            self.server
+                .handle_outlined(&mut conn, body, outline, out, None, Some(&mut view));
         sessions.save(&id, conn, now);
-        respond(out, answer, Status::Handshake)
+        match view.event {
+            None => respond(out, answer, Status::Handshake),
+            // This request's call waits: its stream stays open.
+            Some(CallEvent::Parked(call)) => {
+                let mut r = respond_as(out, answer, Status::Handshake, true);
+                r.hold = Some(CallId(call));
+                r
+            }
+            // This request (an answer, a cancellation) is accepted; what it
+            // produced belongs on the waiting call's stream.
+            Some(
+                event @ (CallEvent::Continued(call)
+                | CallEvent::Finished(call)
+                | CallEvent::Dropped(call)),
+            ) => {
+                let mut r = match answer.len {
+                    0 => Response::empty(202),
+                    _ => respond_as(out, answer, Status::Handshake, true),
+                };
+                r.status = 202;
+                r.deliver = Some(Delivery {
+                    call: CallId(call),
+                    last: !matches!(event, CallEvent::Continued(_)),
+                });
+                r
+            }
+        }
     }
 }
 

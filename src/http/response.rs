@@ -29,6 +29,28 @@ pub struct Response {
     pub allow: Option<&'static str>,
     /// Body length in `out`.
     pub body_len: usize,
+    /// A handshake-era call waits for the client: keep this response's SSE
+    /// stream open after `out[..body_len]` (the requests to the client);
+    /// later requests deliver the rest of the call to it ([`deliver`](Self::deliver)).
+    pub hold: Option<CallId>,
+    /// `out[..body_len]` is not this request's body (that is an empty `202`)
+    /// but SSE events for the stream held for this call; `last`: close that
+    /// stream after them (the call is over, answered or cancelled).
+    pub deliver: Option<Delivery>,
+}
+
+/// Names a waiting call whose stream an adapter holds open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallId(pub u64);
+
+/// Output for a held stream (see [`Response::deliver`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Delivery {
+    /// The call.
+    pub call: CallId,
+    /// Close the stream after these events.
+    pub last: bool,
 }
 
 impl Response {
@@ -39,6 +61,8 @@ impl Response {
             session_id: None,
             allow: None,
             body_len: 0,
+            hold: None,
+            deliver: None,
         }
     }
 
@@ -176,6 +200,11 @@ pub(super) enum Status {
 /// Turn the core's output (newline-terminated messages) into a response:
 /// 202, JSON, or SSE.
 pub(super) fn respond(out: &mut [u8], answer: Answer, status: Status) -> Response {
+    respond_as(out, answer, status, false)
+}
+
+/// [`respond`], as SSE even for a single message when `sse`.
+pub(super) fn respond_as(out: &mut [u8], answer: Answer, status: Status, sse: bool) -> Response {
     let mut n = answer.len.min(out.len());
     if n == 0 {
         return Response::empty(202);
@@ -199,7 +228,7 @@ pub(super) fn respond(out: &mut [u8], answer: Answer, status: Status) -> Respons
         Status::Modern => answer.code.map_or(200, status_for),
         Status::Fixed(s) => s,
     };
-    if lines > 1 {
+    if lines > 1 || sse {
         if let Some(len) = frame_sse(out, n) {
             return Response {
                 status,
@@ -207,6 +236,8 @@ pub(super) fn respond(out: &mut [u8], answer: Answer, status: Status) -> Respons
                 session_id: None,
                 allow: None,
                 body_len: len,
+                hold: None,
+                deliver: None,
             };
         }
         // No room for the framing: the response alone, as JSON.
@@ -224,6 +255,8 @@ pub(super) fn respond(out: &mut [u8], answer: Answer, status: Status) -> Respons
         session_id: None,
         allow: None,
         body_len: len,
+        hold: None,
+        deliver: None,
     }
 }
 

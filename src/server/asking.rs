@@ -83,7 +83,7 @@ impl<S> Server<'_, S> {
             return;
         };
         if let Some(slot) = view.find_call(id.raw()) {
-            view.release(slot);
+            view.cancel(slot);
         }
     }
 
@@ -217,6 +217,7 @@ impl<S> Server<'_, S> {
         }
         if w.is_overflowed() {
             w.truncate(start);
+            let first = view.meta.get(slot).is_some_and(|m| m.round == 1);
             let cap = w.capacity();
             let wrote = Self::original_error(view, slot, w, |resp| {
                 resp.error(
@@ -229,6 +230,10 @@ impl<S> Server<'_, S> {
                 )
             });
             view.release(slot);
+            if first {
+                // Answered in place, to its own request: not a waiting call's.
+                view.event = None;
+            }
             return wrote;
         }
         w.cut(start, requests_start);

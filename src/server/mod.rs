@@ -56,7 +56,7 @@ mod waiting;
 
 pub(crate) use out::{Answer, write_error};
 pub use session::{ClientCapabilities, Connection, Ready, Session, Uninitialized};
-pub(crate) use waiting::WaitingView;
+pub(crate) use waiting::{CallEvent, WaitingView};
 pub use waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, Waiting};
 
 /// Where the caching hint types live now (paths kept).

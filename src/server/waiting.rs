@@ -52,6 +52,11 @@ pub(crate) struct Meta {
     pub(crate) count: u8,
     /// Bit `k`: input request `k` was answered.
     pub(crate) answered: u8,
+    /// Who may answer or cancel it: the HTTP session that made the call
+    /// (zero on a stream, which is one connection).
+    pub(crate) owner: [u8; 16],
+    /// Names the call across its rounds (the generation of its first).
+    pub(crate) call: u32,
 }
 
 impl Meta {
@@ -68,6 +73,8 @@ impl Meta {
         methods: [0; MAX_INPUT_REQUESTS],
         count: 0,
         answered: 0,
+        owner: [0; 16],
+        call: 0,
     };
 
     pub(crate) fn key(&self, k: usize) -> &[u8] {
@@ -128,12 +135,28 @@ impl<const N: usize, const B: usize> Waiting<N, B> {
     }
 
     pub(crate) fn view(&mut self) -> WaitingView<'_> {
+        self.view_for([0; 16])
+    }
+
+    /// A view for the calls of `owner` (an HTTP session id).
+    pub(crate) fn view_for(&mut self, owner: [u8; 16]) -> WaitingView<'_> {
         WaitingView {
             meta: &mut self.meta,
             bytes: self.bytes.as_flattened_mut(),
             slot_bytes: B,
             scratch: &mut self.scratch,
             generation: &mut self.generation,
+            owner,
+            event: None,
+        }
+    }
+
+    /// Forget every call `owner` (an ended HTTP session) left waiting.
+    pub fn forget(&mut self, owner: &[u8; 16]) {
+        for m in &mut self.meta {
+            if m.used && m.owner == *owner {
+                m.used = false;
+            }
         }
     }
 }
@@ -162,6 +185,24 @@ pub(crate) struct WaitingView<'a> {
     pub(crate) slot_bytes: usize,
     pub(crate) scratch: &'a mut [u8],
     pub(crate) generation: &'a mut u32,
+    /// Whose calls this request may answer or cancel.
+    pub(crate) owner: [u8; 16],
+    /// What handling one frame did to a waiting call (for the HTTP mapping,
+    /// which routes a call's later output to the stream of its request).
+    pub(crate) event: Option<CallEvent>,
+}
+
+/// What handling one frame did to a waiting call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CallEvent {
+    /// A call started waiting: the output is its requests to the client.
+    Parked(u64),
+    /// An answer made the call ask again: the output is its new requests.
+    Continued(u64),
+    /// The call is over: the output is its final answer.
+    Finished(u64),
+    /// The call was cancelled: nothing more comes for it.
+    Dropped(u64),
 }
 
 /// Why a call cannot wait for the client.
@@ -230,6 +271,7 @@ impl WaitingView<'_> {
             *m = Meta {
                 request_len: frame.len(),
                 id,
+                owner: self.owner,
                 ..Meta::EMPTY
             };
         }
@@ -267,6 +309,12 @@ impl WaitingView<'_> {
         let mut m = Meta {
             used: true,
             generation,
+            // The first round names the call.
+            call: if meta.round == 0 {
+                generation
+            } else {
+                meta.call
+            },
             round: meta.round.saturating_add(1),
             state_len,
             answers_len: 1,
@@ -290,6 +338,12 @@ impl WaitingView<'_> {
         if let Some(dst) = self.meta.get_mut(slot) {
             *dst = m;
         }
+        let key = self.call_key(slot);
+        self.event = Some(if m.round == 1 {
+            CallEvent::Parked(key)
+        } else {
+            CallEvent::Continued(key)
+        });
         Ok(generation)
     }
 
@@ -347,11 +401,28 @@ impl WaitingView<'_> {
         Ok(false)
     }
 
-    /// Free `slot`.
+    /// The key an adapter knows `slot`'s call by (stable across rounds).
+    pub(crate) fn call_key(&self, slot: usize) -> u64 {
+        let call = self.meta.get(slot).map_or(0, |m| m.call);
+        ((slot as u64) << 32) | u64::from(call)
+    }
+
+    /// Free `slot`. A call that was waiting is over ([`CallEvent::Finished`]:
+    /// whatever is written now is its final answer).
     pub(crate) fn release(&mut self, slot: usize) {
+        let key = self.call_key(slot);
         if let Some(m) = self.meta.get_mut(slot) {
+            if m.used {
+                self.event = Some(CallEvent::Finished(key));
+            }
             m.used = false;
         }
+    }
+
+    /// Drop `slot`'s call, cancelled: nothing more is written for it.
+    pub(crate) fn cancel(&mut self, slot: usize) {
+        self.release(slot);
+        self.event = Some(CallEvent::Dropped(self.call_key(slot)));
     }
 }
 

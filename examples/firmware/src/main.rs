@@ -49,9 +49,10 @@ static SERVER: Server<'static, shop::Shop> = shop::server();
 
 static INPUT: Local<[u8; INPUT_BYTES]> = Local::new([0; INPUT_BYTES]);
 static OUTPUT: Local<[u8; OUTPUT_BYTES]> = Local::new([0; OUTPUT_BYTES]);
-/// One call (`reserve`, `blurb`) may wait for the client's answer at a time,
-/// with its request, state and answers in 1 KiB (about 2.2 KiB of RAM in all).
-static WAITING: Local<Waiting<1, 1024>> = Local::new(Waiting::new());
+/// Two calls (`reserve`, `blurb`) may wait for the client's answers at once,
+/// each with its request, state and answers in 768 B (about 2.6 KiB of RAM
+/// in all).
+static WAITING: Local<Waiting<2, 768>> = Local::new(Waiting::new());
 
 /// A static used from one execution context only: this firmware runs no
 /// interrupt handlers (PRIMASK stays set) and has one thread.
