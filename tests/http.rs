@@ -810,3 +810,149 @@ fn sse_that_does_not_fit_falls_back_to_the_response() {
         r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"counted 2"}],"isError":false}}"#
     );
 }
+
+/// One session's POSTs through `Http::handle_waiting`, with the waiting
+/// store shared by every session.
+struct Asker {
+    sessions: Sessions<8>,
+    waiting: picomcp::server::Waiting<4, 4096>,
+    next: u8,
+}
+
+struct Asked {
+    r: Response,
+    body: String,
+}
+
+impl Asker {
+    fn new() -> Self {
+        Asker {
+            sessions: Sessions::new(),
+            waiting: picomcp::server::Waiting::new(),
+            next: 0,
+        }
+    }
+
+    fn post(&mut self, session: Option<&str>, body: &str) -> Asked {
+        let mut headers = vec![
+            ("Host", "localhost"),
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+        ];
+        if let Some(s) = session {
+            headers.push(("Mcp-Session-Id", s));
+        }
+        self.next = self.next.wrapping_add(1);
+        let n = self.next;
+        let mut random = move |id: &mut [u8; 16]| *id = [n; 16];
+        let mut body = body.as_bytes().to_vec();
+        let mut out = vec![0u8; 8192];
+        let http = Http::new(&BOOKSHOP);
+        let r = http.handle_waiting(
+            &mut self.sessions,
+            &mut random,
+            &mut self.waiting,
+            Request::post(&headers[..], &mut body, 0),
+            &mut out,
+        );
+        Asked {
+            body: String::from_utf8(out[..r.body_len].to_vec()).unwrap(),
+            r,
+        }
+    }
+
+    fn session(&mut self) -> String {
+        let a = self.post(
+            None,
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        a.r.session_id.unwrap().as_str().to_owned()
+    }
+}
+
+/// The JSON messages of an SSE body.
+fn events(body: &str) -> Vec<serde_json::Value> {
+    body.split("\n\n")
+        .filter_map(|e| e.strip_prefix("event: message\ndata: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+const RESERVE: &str = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#;
+
+#[test]
+fn a_handshake_call_that_asks_holds_its_stream_and_a_later_post_delivers_the_answer() {
+    let mut a = Asker::new();
+    let s = a.session();
+    let asked = a.post(Some(&s), RESERVE);
+    assert_eq!(asked.r.status, 200);
+    assert_eq!(asked.r.content_type, Some(picomcp::http::EVENT_STREAM));
+    let call = asked.r.hold.expect("the stream is held");
+    let ask = &events(&asked.body)[0];
+    assert_eq!(ask["method"], "elicitation/create");
+    // Another request in the session meanwhile is an ordinary answer.
+    let ping = a.post(Some(&s), r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#);
+    assert_eq!(
+        (ping.r.status, ping.r.hold, ping.r.deliver),
+        (200, None, None)
+    );
+    // The answer: 202 for its POST; the final answer goes on the held stream.
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#,
+        ask["id"]
+    );
+    let done = a.post(Some(&s), &answer);
+    assert_eq!(done.r.status, 202);
+    let delivery = done.r.deliver.expect("delivered to the held stream");
+    assert_eq!((delivery.call, delivery.last), (call, true));
+    let final_answer = &events(&done.body)[0];
+    assert_eq!(final_answer["id"], 5);
+    assert_eq!(
+        final_answer["result"]["content"][0]["text"],
+        "Reserved Dune"
+    );
+    assert!(a.waiting.is_empty());
+}
+
+#[test]
+fn only_the_calling_session_can_answer_or_cancel_and_delete_forgets_its_calls() {
+    let mut a = Asker::new();
+    let (s1, s2) = (a.session(), a.session());
+    let asked = a.post(Some(&s1), RESERVE);
+    let call = asked.r.hold.unwrap();
+    let ask_id = events(&asked.body)[0]["id"].clone();
+    let answer = format!(r#"{{"jsonrpc":"2.0","id":{ask_id},"result":{{"action":"decline"}}}}"#);
+    // Another session's answer or cancellation is ignored.
+    let other = a.post(Some(&s2), &answer);
+    assert_eq!((other.r.status, other.r.deliver), (202, None));
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
+    assert_eq!(a.post(Some(&s2), cancel).r.deliver, None);
+    assert_eq!(a.waiting.len(), 1);
+    // Its own cancellation ends the stream with nothing more.
+    let cancelled = a.post(Some(&s1), cancel);
+    let delivery = cancelled.r.deliver.unwrap();
+    assert_eq!(
+        (
+            cancelled.r.status,
+            delivery.call,
+            delivery.last,
+            cancelled.r.body_len
+        ),
+        (202, call, true, 0)
+    );
+    assert!(a.waiting.is_empty());
+    // A DELETE forgets the session's waiting calls.
+    a.post(Some(&s1), RESERVE);
+    assert_eq!(a.waiting.len(), 1);
+    let headers = [("Host", "localhost"), ("Mcp-Session-Id", s1.as_str())];
+    let mut out = [0u8; 512];
+    let r = Http::new(&BOOKSHOP).handle_waiting(
+        &mut a.sessions,
+        &mut |_: &mut [u8; 16]| {},
+        &mut a.waiting,
+        Request::new("DELETE", &headers[..], &mut [], 0),
+        &mut out,
+    );
+    assert_eq!(r.status, 200);
+    assert!(a.waiting.is_empty());
+}

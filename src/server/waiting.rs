@@ -353,6 +353,7 @@ impl WaitingView<'_> {
         let (slot, generation, k) = parse_request_id(id)?;
         let m = self.meta.get(slot)?;
         (m.used
+            && m.owner == self.owner
             && m.generation == generation
             && k < usize::from(m.count)
             && m.answered & (1 << k) == 0)
@@ -362,9 +363,9 @@ impl WaitingView<'_> {
     /// The waiting call whose original request id is `id` (exact token).
     pub(crate) fn find_call(&self, id: &[u8]) -> Option<usize> {
         (0..self.meta.len()).find(|&slot| {
-            self.meta
-                .get(slot)
-                .is_some_and(|m| m.used && self.slot(slot).get(m.id.0..m.id.1) == Some(id))
+            self.meta.get(slot).is_some_and(|m| {
+                m.used && m.owner == self.owner && self.slot(slot).get(m.id.0..m.id.1) == Some(id)
+            })
         })
     }
 
