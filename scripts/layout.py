@@ -141,8 +141,8 @@ LAYERS = [
 ]
 # Same-layer imports that are allowed (importer, imported): a tool result
 # writes content blocks and can ask for input; a sampling request's messages
-# are content blocks.
-SIDEWAYS = {("tool", "content"), ("tool", "mrtr"), ("mrtr", "content")}
+# are content blocks; a tool's descriptor (mcp) holds its schemas.
+SIDEWAYS = {("tool", "content"), ("tool", "mrtr"), ("mrtr", "content"), ("mcp", "schema")}
 
 
 def layer_of(top):

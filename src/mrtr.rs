@@ -40,6 +40,7 @@ use core::fmt;
 use crate::context::{Ctx, Done};
 pub use crate::context::{ElicitAction, InputResponse};
 use crate::error::ClientCapability;
+use crate::mcp::tool::ToolDescriptor;
 use crate::mcp::{Era, ProtocolVersion, Role};
 use crate::schema::Schema;
 pub use crate::seal::MAX_STATE;
@@ -250,6 +251,23 @@ pub struct Sampling<'s> {
     pub include_context: Option<&'s str>,
     /// `temperature` (a number as text: no floating point in the core).
     pub temperature: Option<Number<'s>>,
+    /// Tools the client's model may call while it answers (2025-11-25+;
+    /// left out for older versions).
+    pub tools: &'s [ToolDescriptor<'s>],
+    /// Whether (and which) tools the model must use (2025-11-25+).
+    pub tool_choice: Option<ToolChoice>,
+}
+
+/// `toolChoice` of a sampling request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// The model must call a tool.
+    Required,
+    /// The model must not call a tool.
+    None,
 }
 
 impl<'s> Sampling<'s> {
@@ -263,6 +281,8 @@ impl<'s> Sampling<'s> {
             stop_sequences: &[],
             include_context: None,
             temperature: None,
+            tools: &[],
+            tool_choice: None,
         }
     }
 
@@ -277,6 +297,10 @@ impl<'s> Sampling<'s> {
         include_context?: &'s str;
         /// Set `temperature` (e.g. `Number::literal("0.7")`).
         temperature?: Number<'s>;
+        /// Offer the client's model these tools (2025-11-25+).
+        tools: &'s [ToolDescriptor<'s>];
+        /// Set `toolChoice` (2025-11-25+).
+        tool_choice?: ToolChoice;
     }
 
     fn write(&self, w: &mut Writer<'_>, version: ProtocolVersion) {
@@ -314,6 +338,24 @@ impl<'s> Sampling<'s> {
         if let Some(t) = self.temperature {
             w.raw(b",\"temperature\":");
             w.raw_str(t.raw());
+        }
+        let fields = version.fields();
+        if fields.sampling_tools && !self.tools.is_empty() {
+            w.raw(b",\"tools\":[");
+            for (i, t) in self.tools.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                t.write(w, fields);
+            }
+            w.raw(b"]");
+        }
+        if let (true, Some(choice)) = (fields.sampling_tools, self.tool_choice) {
+            w.raw(match choice {
+                ToolChoice::Auto => b",\"toolChoice\":{\"mode\":\"auto\"}",
+                ToolChoice::Required => b",\"toolChoice\":{\"mode\":\"required\"}",
+                ToolChoice::None => b",\"toolChoice\":{\"mode\":\"none\"}",
+            });
         }
         w.raw(b"}");
     }
@@ -433,5 +475,60 @@ impl<'s> ModelPreferences<'s> {
             }
         }
         w.raw(b"}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+
+    fn written(request: &Sampling<'_>, version: ProtocolVersion) -> std::string::String {
+        let mut buf = [0u8; 1024];
+        let mut w = Writer::new(&mut buf);
+        request.write(&mut w, version);
+        let n = w.finish().unwrap();
+        std::string::String::from_utf8(buf[..n].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn sampling_requests_are_shaped_per_version() {
+        const ARGS: Schema = Schema::object(&[]);
+        const TOOLS: [ToolDescriptor<'static>; 1] =
+            [ToolDescriptor::new("lookup", &ARGS).title("Look up")];
+        const PREFS: ModelPreferences<'static> = ModelPreferences {
+            cost_priority: Some(Number::literal("0.3")),
+            ..ModelPreferences::hints(&["small"])
+        };
+        let messages = [
+            SamplingMessage::user(SamplingContent::Text("hi \"there\"")),
+            SamplingMessage::assistant(SamplingContent::Audio {
+                mime_type: "audio/wav",
+                data: b"ab",
+            }),
+        ];
+        let request = Sampling::new(&messages, 50)
+            .system_prompt("brief")
+            .model_preferences(PREFS)
+            .stop_sequences(&["END"])
+            .temperature(Number::literal("0.7"))
+            .tools(&TOOLS)
+            .tool_choice(ToolChoice::Required);
+        assert_eq!(
+            written(&request, ProtocolVersion::V2025_11_25),
+            r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi \"there\""}},{"role":"assistant","content":{"type":"audio","data":"YWI=","mimeType":"audio/wav"}}],"maxTokens":50,"systemPrompt":"brief","modelPreferences":{"hints":[{"name":"small"}],"costPriority":0.3},"stopSequences":["END"],"temperature":0.7,"tools":[{"name":"lookup","title":"Look up","inputSchema":{"type":"object","properties":{}}}],"toolChoice":{"mode":"required"}}"#
+        );
+        // Before 2025-11-25: no tools, no toolChoice, no titles; before
+        // 2025-03-26 audio becomes text.
+        let old = written(&request, ProtocolVersion::V2024_11_05);
+        assert!(
+            !old.contains("tools") && !old.contains("toolChoice"),
+            "{old}"
+        );
+        assert!(
+            old.contains(r#"{"type":"text","text":"[audio/wav audio omitted"#),
+            "{old}"
+        );
     }
 }

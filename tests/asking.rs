@@ -116,6 +116,27 @@ fn reserve_asks_through_an_elicitation_request_and_answers_with_its_own_id() {
     }
 }
 
+const HANDSHAKE: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+#[test]
+fn sampling_and_roots_ask_on_every_handshake_version() {
+    for version in HANDSHAKE {
+        let mut c = Client::<_, 1, 2048>::new(&BOOKSHOP, version, json!({"sampling":{}}));
+        let ask = c.send(&call(1, "blurb", json!({"title":"Dune"})))[0].clone();
+        assert_eq!(ask["method"], "sampling/createMessage", "{version}");
+        let out = c.send(&answer(
+            &ask["id"],
+            json!({"role":"assistant","content":{"type":"text","text":"Spice."},"model":"m"}),
+        ));
+        assert_eq!(text(&out[0]), "Spice.", "{version}");
+        let mut c = Client::<_, 1, 1024>::new(&ASKER, version, json!({"roots":{}}));
+        let ask = c.send(&call(2, "roots", json!({"rounds": 1})))[0].clone();
+        assert_eq!(ask["method"], "roots/list", "{version}");
+        let out = c.send(&answer(&ask["id"], json!({"roots":[{"uri":"file:///x"}]})));
+        assert_eq!(text(&out[0]), "1 roots after 1 rounds", "{version}");
+    }
+}
+
 #[test]
 fn blurb_asks_the_clients_model() {
     let mut c = Client::<_, 1, 2048>::new(&BOOKSHOP, "2025-11-25", json!({"sampling":{}}));

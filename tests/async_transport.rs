@@ -411,3 +411,61 @@ fn a_transport_that_accepts_no_bytes_ends_the_loop_without_a_panic() {
         assert_eq!(io.writes, writes);
     }
 }
+
+/// Calls that ask the client (handshake era): `serve_async_waiting` answers
+/// byte for byte what `serve_waiting` does, requests to the client and the
+/// final answers included.
+#[test]
+fn asking_the_client_gives_the_same_bytes_as_the_blocking_loop() {
+    let input = input_of(
+        &[
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"picomcp-0-1-0","result":{"action":"accept","content":{"confirm":true}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"blurb","arguments":{"title":"Dune"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"picomcp-0-2-0","result":{"role":"assistant","content":{"type":"text","text":"Sand."},"model":"m"}}"#,
+        ],
+        "\n",
+    );
+    for chunk in [1, 7, usize::MAX] {
+        let mut io = common::MemIo {
+            input: &input,
+            chunk,
+            output: Vec::new(),
+        };
+        let (mut inb, mut outb) = (vec![0u8; 1024], vec![0u8; 4096]);
+        let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
+        picomcp::transport::serve_waiting(
+            &common::BOOKSHOP,
+            &mut io,
+            &mut inb,
+            &mut outb,
+            &mut waiting,
+        )
+        .unwrap();
+        let want = io.output;
+        let text = String::from_utf8_lossy(&want);
+        assert!(
+            text.contains("Reserved Dune") && text.contains("\"text\":\"Sand.\""),
+            "{text}"
+        );
+        for pending_every in [0, 1, 3] {
+            let mut pipe = AsyncPipe::new(&input, chunk, pending_every);
+            let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
+            let (result, _) = block_on(picomcp::transport::serve_async_waiting(
+                &common::BOOKSHOP,
+                &mut pipe,
+                &mut inb,
+                &mut outb,
+                &mut waiting,
+            ));
+            result.unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&pipe.output),
+                text,
+                "chunk {chunk}, Pending every {pending_every}"
+            );
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! MCP vocabulary: versions, method names, server identity, icons.
 
 pub mod envelope;
+pub mod tool;
 mod version;
 
 pub use version::{Era, Fields, ProtocolVersion};

@@ -107,6 +107,7 @@ impl ProtocolVersion {
             implementation_description: since!(Self::V2025_11_25),
             result_type: since!(Self::V2026_07_28),
             non_object_structured: since!(Self::V2026_07_28),
+            sampling_tools: since!(Self::V2025_11_25),
         }
     }
 }
@@ -158,6 +159,8 @@ pub struct Fields {
     /// `outputSchema` and `structuredContent` may be something other than
     /// an object (2026-07-28; before, they must describe an object).
     pub non_object_structured: bool,
+    /// `tools` and `toolChoice` in `sampling/createMessage` (2025-11-25).
+    pub sampling_tools: bool,
 }
 
 #[cfg(test)]
