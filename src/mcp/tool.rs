@@ -1,6 +1,6 @@
 //! A tool's descriptor: the static data `tools/list` lists (and a sampling
 //! request can offer the client's model). The handler side is
-//! [`crate::tool`].
+//! [`crate::tool`](mod@crate::tool).
 
 use crate::mcp::{Fields, Icon, write_icons};
 use crate::schema::Schema;
