@@ -54,7 +54,17 @@ pub(super) struct Out<'w, 'o> {
     id_end: usize,
     /// 2026-07-28: results carry `resultType` and the server identity.
     pub(super) stamp: Option<ServerInfo<'w>>,
+    id_refused: bool,
 }
+
+/// The fallback error, written when an answer does not fit: its head, the
+/// buffer size (at most 20 digits), its tail.
+const FALLBACK_HEAD: &[u8] = b",\"error\":{\"code\":-32603,\"message\":\"response exceeds the ";
+const FALLBACK_TAIL: &[u8] = b"-byte output buffer\"}}";
+
+/// Room after the id that any error answer of the core fits in: the
+/// fallback, or the refusal of an id that is too long (whose id is `null`).
+pub(super) const ERROR_ROOM: usize = FALLBACK_HEAD.len() + 20 + FALLBACK_TAIL.len();
 
 /// Write the 2026-07-28 result fields (`first`: nothing precedes them in the
 /// result object).
@@ -96,23 +106,35 @@ pub(super) fn write_stamp(
 pub(super) const PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
 
 impl<'w, 'o> Out<'w, 'o> {
+    /// Start an answer with `id`. An id that leaves no room for the longest
+    /// error answer ([`ERROR_ROOM`]) is not echoed: the answer gets
+    /// `"id": null` and [`id_refused`](Self::id_refused) is set, so the
+    /// request is refused before its handler runs. Either way exactly one
+    /// answer can always be written.
     pub(super) fn begin(w: &'w mut Writer<'o>, id: Option<&[u8]>) -> Self {
         let start = w.len();
+        let room = PREFIX.len() + ERROR_ROOM;
+        let fits = |id: &[u8]| id.len().saturating_add(room) <= w.free();
+        let (id, id_refused) = match id {
+            Some(id) if fits(id) => (id, false),
+            Some(_) => (&b"null"[..], true),
+            None => (&b"null"[..], false),
+        };
         w.raw(PREFIX);
-        w.raw(id.unwrap_or(b"null"));
-        if w.is_overflowed() {
-            // The id alone does not fit: answer with `null` instead.
-            w.truncate(start);
-            w.raw(PREFIX);
-            w.raw(b"null");
-        }
+        w.raw(id);
         let id_end = w.len();
         Self {
             w,
             start,
             id_end,
             stamp: None,
+            id_refused,
         }
+    }
+
+    /// The request's id was too long to echo within the output buffer.
+    pub(super) fn id_refused(&self) -> bool {
+        self.id_refused
     }
 
     pub(super) fn done(self) -> Wrote {
@@ -188,10 +210,9 @@ impl<'w, 'o> Out<'w, 'o> {
             self.w.truncate(self.id_end);
             // The answer matters more than notifications stashed ahead of it.
             self.w.drop_stash();
-            self.w
-                .raw(b",\"error\":{\"code\":-32603,\"message\":\"response exceeds the ");
+            self.w.raw(FALLBACK_HEAD);
             self.w.u64(cap as u64);
-            self.w.raw(b"-byte output buffer\"}}");
+            self.w.raw(FALLBACK_TAIL);
             return self.done_as(Wrote::Error(INTERNAL_ERROR));
         }
         self.done_as(Wrote::Error(code))

@@ -282,6 +282,15 @@ impl<S> Server<'_, S> {
             (r.start, r.end)
         };
         let mut resp = Out::begin(w, Some(request.id.raw()));
+        if resp.id_refused() {
+            // Exactly one answer, always: an id that could not be echoed
+            // with its answer is refused before anything runs.
+            return resp.error(
+                INVALID_REQUEST,
+                format_args!("Invalid Request"),
+                Data::Str("the id is too long to be echoed within the output buffer"),
+            );
+        }
         let params_span = params.map(|p| span(frame, p.raw()));
         let session = match conn {
             Connection::Modern => {

@@ -402,6 +402,13 @@ impl<'b> Writer<'b> {
     }
 
     /// The bytes currently kept free at the end.
+    /// Bytes that can still be written (below the limit and the reserve).
+    pub(crate) fn free(&self) -> usize {
+        self.limit
+            .saturating_sub(self.reserve)
+            .saturating_sub(self.len)
+    }
+
     pub(crate) fn reserved(&self) -> usize {
         self.reserve
     }
