@@ -3,7 +3,8 @@
 # server over stdio (tests/interop/test_bookshop.py), twice: once forced to the
 # handshake era (ClientSession + initialize, 2025-11-25; checks named legacy.*)
 # and once in the SDK's default mode (mcp.Client mode="auto": server/discover,
-# must adopt 2026-07-28; checks named modern.*, including the MRTR tool reserve).
+# must adopt 2026-07-28; checks named modern.*). In both, reserve and blurb ask
+# the client through the SDK's elicitation and sampling callbacks.
 #
 # Usage, from the repo root:
 #   scripts/interop.sh                                   # target/release/bookshop

@@ -109,11 +109,21 @@ impl<'r> InputRequired<'r> {
         message: fmt::Arguments<'_>,
         schema: &Schema<'_>,
     ) -> &mut Self {
+        self.form(key, message, |w| schema.write(w))
+    }
+
+    /// An `elicitation/create` form request whose schema `schema` writes.
+    fn form(
+        &mut self,
+        key: &str,
+        message: fmt::Arguments<'_>,
+        schema: impl FnOnce(&mut Writer<'r>),
+    ) -> &mut Self {
         if let Some(w) = self.next_request(key, ClientCapability::Elicitation) {
             w.raw(b"{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":");
             w.string_fmt(message);
             w.raw(b",\"requestedSchema\":");
-            schema.write(w);
+            schema(w);
             w.raw(b"}}");
         }
         self
@@ -137,14 +147,7 @@ impl<'r> InputRequired<'r> {
         if !valid {
             return self;
         }
-        if let Some(w) = self.next_request(key, ClientCapability::Elicitation) {
-            w.raw(b"{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":");
-            w.string_fmt(message);
-            w.raw(b",\"requestedSchema\":");
-            w.raw_str(requested_schema.trim());
-            w.raw(b"}}");
-        }
-        self
+        self.form(key, message, |w| w.raw_str(requested_schema.trim()))
     }
 
     /// Ask the user to open a URL (`elicitation/create`, mode `url`), e.g.
