@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 DIR=$ROOT/target/interop-ts
-PORT=${PORT:-3102}
+PORT=${PORT:-0}  # 0: a free port the OS picks (read back from the server's first line)
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
 
 NODE=node
@@ -57,23 +57,26 @@ stop_server() {
     wait "$SERVER_PID" 2>/dev/null || true
 }
 trap stop_server EXIT
-up=0
-for _ in $(seq 1 50); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then up=1; break; fi
+# Ready when the server has printed the address it listens on (it binds
+# before printing; with port 0 that line is the only way to learn the port).
+URL=
+for _ in $(seq 1 100); do
+    URL=$(sed -n 's|.*MCP Streamable HTTP on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$LOG" | head -n 1)
+    [ -n "$URL" ] && break
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
 done
-if [ "$up" != 1 ]; then
-    echo "interop_ts: http_bookshop did not listen on 127.0.0.1:$PORT" >&2
+if [ -z "$URL" ]; then
+    echo "interop_ts: http_bookshop did not start listening on 127.0.0.1 (port $PORT)" >&2
     cat "$LOG" >&2
     exit 1
 fi
 
-echo "interop_ts: $("$NODE" --version); stdio: $BIN/bookshop; http: http://127.0.0.1:$PORT/mcp"
+echo "interop_ts: $("$NODE" --version); stdio: $BIN/bookshop; http: $URL"
 status=0
 # The client has its own 150 s budget and watchdog; this bounds it from outside too.
 timeout -k 5 200 "$NODE" tests/interop/ts_client.mjs --modules "$DIR/node_modules" \
-    --http "http://127.0.0.1:$PORT/mcp" -- "$BIN/bookshop" || status=$?
+    --http "$URL" -- "$BIN/bookshop" || status=$?
 if [ "$status" != 0 ]; then
     echo "# http_bookshop stderr (last 15 lines):"
     tail -n 15 "$LOG" | sed 's/^/#   /'
