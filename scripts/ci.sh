@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test and check picomcp has. Installs what it needs: rustup targets
-# and components, a Python venv with the official MCP SDK (interop), QEMU
-# (firmware), Node 22 and the MCP conformance suite from npm, cargo-fuzz,
-# cargo-hack.
+# and components, a Python venv with the official MCP SDK (interop), the
+# official TypeScript SDK from npm (interop), QEMU (firmware), Node 22 and the
+# MCP conformance suite from npm, cargo-fuzz, cargo-hack.
 # Usage: scripts/ci.sh            (from anywhere; runs in the repo root)
 #   PICOMCP_CI_QUICK=1            skip the long stages (fuzzing, Miri, benches)
 # Reads nothing outside the checkout but what it installs: the test data is
@@ -94,6 +94,15 @@ cargo build --release -p bookshop
 bookshop=$target_dir/release/bookshop
 scripts/interop.sh "$bookshop"
 scripts/interop.sh "$bookshop" --page-size 1
+
+step "interop over HTTP: the Python SDK's streamable_http_client drives http_bookshop (handshake era)"
+cargo build --release --example http_bookshop
+scripts/interop_http.sh
+
+step "interop: the official TypeScript SDK client drives the bookshop on stdio and over HTTP (handshake era)"
+# @modelcontextprotocol/sdk 1.x (pinned in tests/interop/package.json) has no
+# 2026-07-28 client; the Python SDK covers that era above.
+scripts/interop_ts.sh
 
 step "embedded: no_std targets, the firmware under QEMU, its footprint"
 # Budgets: flash <= 72 KiB, static RAM + peak stack <= 16 KiB (the

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Interop test over Streamable HTTP: the official MCP Python SDK client
+# (mcp==2.3.0, its streamable_http_client) drives http_bookshop on a loopback
+# port in the handshake era (tests/interop/test_http.py: test_bookshop.py's
+# legacy checks, the asking ones included, plus the HTTP exchanges).
+#
+# Usage, from anywhere (runs in the repo root):
+#   scripts/interop_http.sh            # every legacy check (--all)
+#   scripts/interop_http.sh --asking   # only the reserve/blurb ones and what they stand on
+#   PORT=3103 scripts/interop_http.sh
+# Build first: cargo build --release --example http_bookshop
+#
+# The venv is that of scripts/interop.sh (${PICOMCP_VENV:-target/interop-venv},
+# created on first use). Exit status: that of the test (0 all passed, 1 some
+# failed, 2 usage, 3 watchdog), 124 when the outer timeout killed it, 1 when
+# the server could not be started.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+PORT=${PORT:-0}  # 0: a free port the OS picks (read back from the server's first line)
+BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/http_bookshop
+venv="${PICOMCP_VENV:-target/interop-venv}"
+requirements="tests/interop/requirements.txt"
+
+which=--all
+case "${1:-}" in
+    "") ;;
+    --asking) which= ;;
+    *) echo "usage: scripts/interop_http.sh [--asking]" >&2; exit 2 ;;
+esac
+
+if [ ! -x "$venv/bin/python" ]; then
+    echo "interop_http: creating venv $venv"
+    python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+
+[ -x "$BIN" ] || { echo "interop_http: $BIN not found (cargo build --release --example http_bookshop)" >&2; exit 1; }
+mkdir -p target
+LOG=target/interop-http-server.log
+"$BIN" --port "$PORT" 2>"$LOG" &
+SERVER_PID=$!
+stop_server() {
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+}
+trap stop_server EXIT
+# Ready when the server has printed the address it listens on (it binds
+# before printing; with port 0 that line is the only way to learn the port).
+URL=
+for _ in $(seq 1 100); do
+    URL=$(sed -n 's|.*MCP Streamable HTTP on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$LOG" | head -n 1)
+    [ -n "$URL" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$URL" ]; then
+    echo "interop_http: http_bookshop did not start listening on 127.0.0.1 (port $PORT)" >&2
+    cat "$LOG" >&2
+    exit 1
+fi
+
+echo "interop_http: tests/interop/test_http.py ${which:-(asking checks)} against $URL"
+status=0
+# The test has its own 180 s budget and watchdog; this bounds it from outside too.
+timeout -k 5 240 "$venv/bin/python" tests/interop/test_http.py --url "$URL" $which || status=$?
+if [ "$status" != 0 ]; then
+    echo "# http_bookshop stderr (last 15 lines):"
+    tail -n 15 "$LOG" | sed 's/^/#   /'
+fi
+exit "$status"
