@@ -553,7 +553,7 @@ static SESSIONS: Mutex<Sessions<256>> = Mutex::new(Sessions::new());
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES]",
+        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N]",
         3001,
     );
     serve::run("conformance_fixture", &SERVER, &SESSIONS, port, limits);

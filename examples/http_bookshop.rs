@@ -28,7 +28,7 @@ static SESSIONS: Mutex<Sessions<1024>> = Mutex::new(Sessions::new());
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N]",
         8080,
     );
     serve::run("http_bookshop", &SERVER, &SESSIONS, port, limits);

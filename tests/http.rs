@@ -406,23 +406,52 @@ fn dns_rebinding_host_and_origin_are_checked() {
 }
 
 #[test]
-fn full_table_evicts_the_least_recently_used_session() {
+fn a_full_table_refuses_new_sessions_with_503_and_keeps_the_live_ones() {
     let mut e = Endpoint::new();
     let ids: Vec<String> = (0..4).map(|_| e.init()).collect();
     let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
-    // Touch session 0: session 1 is now the least recently used.
-    assert_eq!(
-        e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", &ids[0])], ping)
-            .status,
-        200
-    );
-    let fifth = e.init();
+    // A flood of initialize requests: each refused, no session evicted.
+    for _ in 0..100 {
+        let a = e.post(&[HOST, ACCEPT, CT], INIT);
+        assert_eq!(a.status, 503, "{a:?}");
+        assert!(
+            a.headers.contains(&("Retry-After".into(), "1".into())),
+            "{a:?}"
+        );
+        assert!(a.body.contains("every session slot is in use"), "{a:?}");
+    }
     assert_eq!(e.sessions.len(), 4);
+    for sid in &ids {
+        assert_eq!(
+            e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", sid)], ping)
+                .status,
+            200
+        );
+    }
+}
+
+#[test]
+fn idle_sessions_expire_and_free_their_slot() {
+    let mut e = Endpoint::new();
+    e.sessions.set_idle_timeout(50);
+    let ids: Vec<String> = (0..4).map(|_| e.init()).collect();
+    let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+    // Session 0 is used every 10 ticks; the others go idle.
+    for _ in 0..6 {
+        e.now += 10;
+        assert_eq!(
+            e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", &ids[0])], ping)
+                .status,
+            200
+        );
+    }
+    // A new client gets a slot an idle session freed; the live one stays.
+    let fifth = e.init();
     assert_eq!(
         e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", &ids[1])], ping),
         refusal(404, "Session not found")
     );
-    for sid in [&ids[0], &ids[2], &ids[3], &fifth] {
+    for sid in [&ids[0], &fifth] {
         assert_eq!(
             e.post(&[HOST, ACCEPT, CT, ("Mcp-Session-Id", sid)], ping)
                 .status,

@@ -83,6 +83,8 @@ pub struct Limits {
     pub max_body: usize,
     /// Output buffer per worker thread (bounds one answer).
     pub max_response: usize,
+    /// Seconds a handshake-era session may stay unused before it expires.
+    pub session_idle_s: u64,
 }
 
 impl Default for Limits {
@@ -90,6 +92,7 @@ impl Default for Limits {
         Self {
             max_body: 64 << 10,
             max_response: 256 << 10,
+            session_idle_s: 600,
         }
     }
 }
@@ -123,6 +126,9 @@ impl<const N: usize> SessionStore for Locked<'_, N> {
     }
     fn insert(&mut self, id: SessionId, conn: Connection, now: u64) {
         self.table().insert(id, conn, now)
+    }
+    fn try_insert(&mut self, id: SessionId, conn: Connection, now: u64) -> bool {
+        self.table().try_insert(id, conn, now)
     }
     fn remove(&mut self, id: &SessionId) -> bool {
         self.table().remove(id)
@@ -238,6 +244,7 @@ pub fn run<S: Sync + 'static, const N: usize>(
     limits: Limits,
 ) {
     let http = Http::new(server);
+    lock(sessions).set_idle_timeout(limits.session_idle_s);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -283,6 +290,7 @@ pub fn args(usage: &str, default_port: u16) -> (u16, Limits) {
             ("--port", Some(n)) if n <= usize::from(u16::MAX) => port = n as u16,
             ("--max-body", Some(n)) if n >= 64 => limits.max_body = n,
             ("--max-response", Some(n)) if n >= 256 => limits.max_response = n,
+            ("--session-idle-s", Some(n)) if n > 0 => limits.session_idle_s = n as u64,
             _ => {
                 eprintln!("{usage}");
                 std::process::exit(2);

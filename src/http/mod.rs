@@ -91,10 +91,12 @@
 //! fixed-capacity table of `N` slots, each a [`Connection`] (a few bytes),
 //! the 16-byte id and the tick of its last use. Time is the caller's: pass
 //! any monotonic `now` (seconds, milliseconds, a request counter) in
-//! [`Request::now`]. **When the table is full, a new session evicts the
-//! least recently used one**; that client's next request gets `404` and it
-//! initializes again. [`Sessions::evict_idle`] drops sessions idle for too
-//! long.
+//! [`Request::now`]. **A new session never evicts a live one**: when every
+//! slot holds a session used within the idle time
+//! ([`Sessions::idle_timeout`]), `initialize` is answered `503` with
+//! `Retry-After` and the client tries again later. A session idle for
+//! longer has expired: its next request gets `404` (the client initializes
+//! again) and its slot is free for a new session.
 //!
 //! The store is called three times per request at most — `load` (copy the
 //! `Connection` out), then the handler runs, then `save` (write it back) —
@@ -161,6 +163,8 @@ impl<'r, H: ?Sized> Request<'r, H> {
 }
 
 const DEFAULT_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+/// `Retry-After` (seconds) of a `503` for a full session table.
+const RETRY_AFTER: &str = "1";
 
 /// The Streamable HTTP endpoint of a [`Server`]: configuration only (cheap,
 /// `Copy`, `const`-constructible); sessions are passed to each call.
@@ -399,7 +403,12 @@ impl<'a, S> Http<'a, S> {
             if matches!(conn, Connection::Ready(_)) {
                 let mut id = SessionId([0; 16]);
                 random.fill(&mut id.0);
-                sessions.insert(id, conn, now);
+                if !sessions.try_insert(id, conn, now) {
+                    // Full of live sessions: none is evicted for this one.
+                    let mut full = refuse(out, Refusal::SessionsFull);
+                    full.retry_after = Some(RETRY_AFTER);
+                    return full;
+                }
                 r.session_id = Some(id.hex());
             }
             return r;
@@ -489,20 +498,27 @@ mod tests {
     }
 
     #[test]
-    fn sessions_evict_least_recently_used() {
-        let mut s = Sessions::<2>::new();
+    fn sessions_never_evict_a_live_one_and_idle_ones_expire() {
+        let mut s = Sessions::<2>::new().idle_timeout(10);
         let (a, b, c) = (SessionId([1; 16]), SessionId([2; 16]), SessionId([3; 16]));
-        s.insert(a, Connection::new(), 1);
-        s.insert(b, Connection::new(), 2);
-        assert!(s.load(&a, 3).is_some()); // a is now the most recent
-        s.insert(c, Connection::new(), 4); // evicts b
-        assert!(s.load(&b, 5).is_none());
-        assert!(s.load(&a, 5).is_some());
-        assert!(s.load(&c, 5).is_some());
-        assert_eq!(s.len(), 2);
-        assert!(s.remove(&a));
-        assert!(!s.remove(&a));
-        assert_eq!(s.evict_idle(100, 10), 1);
+        assert!(s.try_insert(a, Connection::new(), 1));
+        assert!(s.try_insert(b, Connection::new(), 2));
+        // Full of live sessions: the new one is refused, none evicted,
+        // whatever the clock's resolution (all used at the same tick).
+        assert!(!s.try_insert(c, Connection::new(), 2));
+        assert!(s.load(&a, 11).is_some()); // idle for 10: still live
+        assert!(s.load(&b, 11).is_some());
+        assert!(!s.try_insert(c, Connection::new(), 11));
+        // b is idle past 10 at 23, a is not (used at 20).
+        assert!(s.load(&a, 20).is_some());
+        assert!(s.try_insert(c, Connection::new(), 23));
+        assert!(s.load(&b, 23).is_none());
+        assert!(s.load(&c, 24).is_some());
+        // An expired session is not found, even before its slot is reused.
+        assert!(s.load(&a, 31).is_none());
+        assert!(s.remove(&c));
+        assert!(!s.remove(&c));
+        assert_eq!(s.evict_idle(100, 10), 0);
         assert!(s.is_empty());
     }
 

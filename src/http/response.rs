@@ -3,7 +3,7 @@
 //! the in-place SSE framing.
 
 use crate::error::{
-    ErrorCode, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    ErrorCode, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::server::Answer;
@@ -27,6 +27,8 @@ pub struct Response {
     pub session_id: Option<SessionHex>,
     /// `Allow` (on `405`).
     pub allow: Option<&'static str>,
+    /// `Retry-After` in seconds (on `503`: the session table is full).
+    pub retry_after: Option<&'static str>,
     /// Body length in `out`.
     pub body_len: usize,
     /// A handshake-era call waits for the client: keep this response's SSE
@@ -60,6 +62,7 @@ impl Response {
             content_type: None,
             session_id: None,
             allow: None,
+            retry_after: None,
             body_len: 0,
             hold: None,
             deliver: None,
@@ -67,7 +70,7 @@ impl Response {
     }
 
     /// The headers to send, in a fixed order: `Content-Type`,
-    /// `Mcp-Session-Id`, `Allow`.
+    /// `Mcp-Session-Id`, `Allow`, `Retry-After`.
     pub fn headers(&self) -> impl Iterator<Item = (&'static str, &str)> {
         let ct = self.content_type.map(|v| ("Content-Type", v));
         let sid = self
@@ -75,7 +78,8 @@ impl Response {
             .as_ref()
             .map(|v| ("Mcp-Session-Id", v.as_str()));
         let allow = self.allow.map(|v| ("Allow", v));
-        ct.into_iter().chain(sid).chain(allow)
+        let retry = self.retry_after.map(|v| ("Retry-After", v));
+        ct.into_iter().chain(sid).chain(allow).chain(retry)
     }
 }
 
@@ -126,6 +130,8 @@ pub(super) enum Refusal {
     SessionRequired,
     /// An `Mcp-Session-Id` that names no session.
     SessionNotFound,
+    /// `initialize` while every session slot holds a live session.
+    SessionsFull,
 }
 
 impl Refusal {
@@ -157,6 +163,11 @@ impl Refusal {
                 "Bad Request: Mcp-Session-Id header is required",
             ),
             Refusal::SessionNotFound => (404, INVALID_REQUEST, "Session not found"),
+            Refusal::SessionsFull => (
+                503,
+                INTERNAL_ERROR,
+                "Service Unavailable: every session slot is in use; retry later",
+            ),
         }
     }
 }
@@ -235,6 +246,7 @@ pub(super) fn respond_as(out: &mut [u8], answer: Answer, status: Status, sse: bo
                 content_type: Some(EVENT_STREAM),
                 session_id: None,
                 allow: None,
+                retry_after: None,
                 body_len: len,
                 hold: None,
                 deliver: None,
@@ -254,6 +266,7 @@ pub(super) fn respond_as(out: &mut [u8], answer: Answer, status: Status, sse: bo
         content_type: Some(JSON),
         session_id: None,
         allow: None,
+        retry_after: None,
         body_len: len,
         hold: None,
         deliver: None,

@@ -53,8 +53,17 @@ pub trait SessionStore {
     fn load(&mut self, id: &SessionId, now: u64) -> Option<Connection>;
     /// Write a session's state back after a request, if it still exists.
     fn save(&mut self, id: &SessionId, conn: Connection, now: u64);
-    /// Add a session (evicting one if the store is full).
+    /// Add a session. What a full store does is the store's policy
+    /// ([`Sessions`] refuses the new one; see [`try_insert`](Self::try_insert)).
     fn insert(&mut self, id: SessionId, conn: Connection, now: u64);
+    /// Add a session if there is room; `false` when the store is full of
+    /// live sessions (the new client is then answered `503` with
+    /// `Retry-After`, and no live session is evicted). The default inserts
+    /// and reports success.
+    fn try_insert(&mut self, id: SessionId, conn: Connection, now: u64) -> bool {
+        self.insert(id, conn, now);
+        true
+    }
     /// End a session; `false` if there was none.
     fn remove(&mut self, id: &SessionId) -> bool;
 }
@@ -67,17 +76,42 @@ struct Slot {
     last_used: u64,
 }
 
-/// A fixed-capacity session table of `N` slots (about 40 bytes each); when
-/// full, a new session evicts the least recently used one.
+/// A fixed-capacity session table of `N` slots (about 40 bytes each).
+///
+/// A new session never evicts a live one: when every slot holds a session
+/// used within the idle time, the new one is refused (`503` with
+/// `Retry-After` over HTTP). A session idle for longer than the idle time
+/// ([`idle_timeout`](Self::idle_timeout); default: never) has expired: it is
+/// not found any more (`404`, the client initializes again) and its slot
+/// is free. Time is the caller's (`Request::now`, any monotonic unit).
 #[derive(Clone, Debug)]
 pub struct Sessions<const N: usize> {
     slots: [Option<Slot>; N],
+    idle: u64,
 }
 
 impl<const N: usize> Sessions<N> {
-    /// An empty table.
+    /// An empty table whose sessions never expire.
     pub const fn new() -> Self {
-        Self { slots: [None; N] }
+        Self {
+            slots: [None; N],
+            idle: u64::MAX,
+        }
+    }
+
+    /// Expire sessions unused for more than `idle` (in the caller's unit).
+    pub const fn idle_timeout(mut self, idle: u64) -> Self {
+        self.idle = idle;
+        self
+    }
+
+    /// Change the idle time of a table in use.
+    pub fn set_idle_timeout(&mut self, idle: u64) {
+        self.idle = idle;
+    }
+
+    fn expired(&self, slot: &Slot, now: u64) -> bool {
+        now.saturating_sub(slot.last_used) > self.idle
     }
 
     /// Sessions in use.
@@ -103,8 +137,25 @@ impl<const N: usize> Sessions<N> {
         n
     }
 
-    fn find(&mut self, id: &SessionId) -> Option<&mut Slot> {
-        self.slots.iter_mut().flatten().find(|s| s.id == *id)
+    /// The live session `id` (an expired one is dropped on the way).
+    fn find(&mut self, id: &SessionId, now: u64) -> Option<&mut Slot> {
+        let at = self
+            .slots
+            .iter()
+            .position(|s| s.is_some_and(|s| s.id == *id))?;
+        if self
+            .slots
+            .get(at)
+            .copied()
+            .flatten()
+            .is_some_and(|s| self.expired(&s, now))
+        {
+            if let Some(slot) = self.slots.get_mut(at) {
+                *slot = None;
+            }
+            return None;
+        }
+        self.slots.get_mut(at)?.as_mut()
     }
 }
 
@@ -116,32 +167,39 @@ impl<const N: usize> Default for Sessions<N> {
 
 impl<const N: usize> SessionStore for Sessions<N> {
     fn load(&mut self, id: &SessionId, now: u64) -> Option<Connection> {
-        let slot = self.find(id)?;
-        slot.last_used = now;
+        let slot = self.find(id, now)?;
+        slot.last_used = slot.last_used.max(now);
         Some(slot.conn)
     }
 
     fn save(&mut self, id: &SessionId, conn: Connection, now: u64) {
-        if let Some(slot) = self.find(id) {
+        if let Some(slot) = self.find(id, now) {
             slot.conn = conn;
             slot.last_used = slot.last_used.max(now);
         }
     }
 
     fn insert(&mut self, id: SessionId, conn: Connection, now: u64) {
-        let new = Some(Slot {
-            id,
-            conn,
-            last_used: now,
+        let _ = self.try_insert(id, conn, now);
+    }
+
+    fn try_insert(&mut self, id: SessionId, conn: Connection, now: u64) -> bool {
+        let idle = self.idle;
+        let free = self.slots.iter_mut().find(|s| match s {
+            None => true,
+            // An expired session's slot is free.
+            Some(live) => now.saturating_sub(live.last_used) > idle,
         });
-        if let Some(free) = self.slots.iter_mut().find(|s| s.is_none()) {
-            *free = new;
-        } else if let Some(lru) = self
-            .slots
-            .iter_mut()
-            .min_by_key(|s| s.map_or(0, |s| s.last_used))
-        {
-            *lru = new;
+        match free {
+            Some(slot) => {
+                *slot = Some(Slot {
+                    id,
+                    conn,
+                    last_used: now,
+                });
+                true
+            }
+            None => false,
         }
     }
 
