@@ -20,16 +20,19 @@ use std::sync::Mutex;
 use picomcp::Server;
 use picomcp::http::Sessions;
 
-/// One server for every connection and thread.
-static SERVER: Server<'static, shop::Shop> = shop::server();
-/// Up to 1024 handshake-era sessions (about 40 KiB); the least recently
-/// used one is evicted when a new session needs a slot.
+/// Up to 1024 handshake-era sessions (about 40 KiB); a full table refuses a
+/// new one (`503`) rather than evicting a live one, and idle sessions
+/// expire (`--session-idle-s`).
 static SESSIONS: Mutex<Sessions<1024>> = Mutex::new(Sessions::new());
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH]",
         8080,
     );
-    serve::run("http_bookshop", &SERVER, &SESSIONS, port, limits);
+    // One server for every connection and thread, sealing with the secret.
+    let key = serve::secret("http_bookshop", limits.key_file);
+    let server: &'static Server<'static, shop::Shop> =
+        Box::leak(Box::new(shop::server_with(0, key)));
+    serve::run("http_bookshop", server, &SESSIONS, port, limits);
 }

@@ -85,6 +85,8 @@ pub struct Limits {
     pub max_response: usize,
     /// Seconds a handshake-era session may stay unused before it expires.
     pub session_idle_s: u64,
+    /// `--key-file PATH`: the secret (see [`secret`]).
+    pub key_file: Option<&'static str>,
 }
 
 impl Default for Limits {
@@ -93,6 +95,7 @@ impl Default for Limits {
             max_body: 64 << 10,
             max_response: 256 << 10,
             session_idle_s: 600,
+            key_file: None,
         }
     }
 }
@@ -285,12 +288,16 @@ pub fn args(usage: &str, default_port: u16) -> (u16, Limits) {
     let mut limits = Limits::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let value = args.next().and_then(|v| v.parse::<usize>().ok());
+        let text = args.next();
+        let value = text.as_deref().and_then(|v| v.parse::<usize>().ok());
         match (arg.as_str(), value) {
             ("--port", Some(n)) if n <= usize::from(u16::MAX) => port = n as u16,
             ("--max-body", Some(n)) if n >= 64 => limits.max_body = n,
             ("--max-response", Some(n)) if n >= 256 => limits.max_response = n,
             ("--session-idle-s", Some(n)) if n > 0 => limits.session_idle_s = n as u64,
+            ("--key-file", _) if text.is_some() => {
+                limits.key_file = text.map(|t| &*Box::leak(t.into_boxed_str()));
+            }
             _ => {
                 eprintln!("{usage}");
                 std::process::exit(2);
@@ -298,4 +305,38 @@ pub fn args(usage: &str, default_port: u16) -> (u16, Limits) {
         }
     }
     (port, limits)
+}
+
+/// The secret that seals MRTR request state and tags list cursors: the
+/// contents of `--key-file PATH` (at least 32 bytes), else 32 fresh random
+/// bytes, with a warning (replicas then cannot share request state or
+/// cursors). Never a key from the source.
+#[allow(dead_code)] // not every includer seals
+pub fn secret(name: &str, key_file: Option<&str>) -> &'static [u8] {
+    match key_file {
+        Some(path) => match std::fs::read(path) {
+            Ok(key) if key.len() >= 32 => Box::leak(key.into_boxed_slice()),
+            Ok(key) => {
+                eprintln!(
+                    "{name}: {path}: the key must be at least 32 bytes (it has {})",
+                    key.len()
+                );
+                std::process::exit(2);
+            }
+            Err(e) => {
+                eprintln!("{name}: cannot read the key file {path}: {e}");
+                std::process::exit(2);
+            }
+        },
+        None => {
+            eprintln!(
+                "{name}: warning: no --key-file: a random key for this process (replicas cannot share request state or cursors)"
+            );
+            let mut key = [0u8; 32];
+            let (a, b) = key.split_at_mut(16);
+            random_id(a.try_into().unwrap_or(&mut [0; 16]));
+            random_id(b.try_into().unwrap_or(&mut [0; 16]));
+            Box::leak(Box::new(key))
+        }
+    }
 }

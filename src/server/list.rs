@@ -20,25 +20,46 @@ pub(crate) enum List {
     Prompts = 4,
 }
 
+/// The key of the cursor tags: 16 bytes of two words, or a secret.
+pub(crate) enum TagKey<'s> {
+    Bytes([u8; 16]),
+    Secret(&'s [u8]),
+}
+
+impl TagKey<'_> {
+    pub(crate) fn words(key: [u64; 2]) -> Self {
+        let mut k = [0u8; 16];
+        for (dst, src) in k.chunks_exact_mut(8).zip(key) {
+            dst.copy_from_slice(&src.to_le_bytes());
+        }
+        TagKey::Bytes(k)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            TagKey::Bytes(k) => k,
+            TagKey::Secret(k) => k,
+        }
+    }
+}
+
 /// Room kept free while writing items: `],"nextCursor":"<20 digits>-<16 hex>"}`
 /// plus the envelope's closing and newline.
 const SUFFIX_RESERVE: usize = 72;
 
-fn tag(key: [u64; 2], list: List, index: usize, total: usize) -> u64 {
+fn tag(key: &[u8], list: List, index: usize, total: usize) -> u64 {
     use hmac::Mac;
-    let mut k = [0u8; 16];
-    for (dst, src) in k.chunks_exact_mut(8).zip(key) {
-        dst.copy_from_slice(&src.to_le_bytes());
-    }
+    let k = key;
     // HMAC-SHA256 (already linked for requestState) truncated to 64 bits:
-    // a forged or edited cursor is caught with probability 1 - 2^-64.
+    // an edited cursor is caught with probability 1 - 2^-64, and with a
+    // secret key a forged one too (see `Server::cursor_key`).
     let parts: [&[u8]; 4] = [
         b"picomcp cursor",
         &[list as u8],
         &(index as u64).to_le_bytes(),
         &(total as u64).to_le_bytes(),
     ];
-    let Some(m) = crate::seal::mac(&k, &parts) else {
+    let Some(m) = crate::seal::mac(k, &parts) else {
         return 0;
     };
     let mac = m.finalize().into_bytes();
@@ -48,12 +69,7 @@ fn tag(key: [u64; 2], list: List, index: usize, total: usize) -> u64 {
 }
 
 /// Decode a cursor for `list` of `total` items: the start index.
-pub(crate) fn decode(
-    key: [u64; 2],
-    list: List,
-    total: usize,
-    cursor: JsonStr<'_>,
-) -> Option<usize> {
+pub(crate) fn decode(key: &[u8], list: List, total: usize, cursor: JsonStr<'_>) -> Option<usize> {
     let mut buf = [0u8; 40];
     let text = cursor.decode_into(&mut buf)?;
     let (index, hex) = text.split_once('-')?;
@@ -73,7 +89,7 @@ fn tag_hex(t: u64) -> [u8; 16] {
     crate::codec::hex_encode(&t.to_be_bytes())
 }
 
-fn write_cursor(w: &mut Writer<'_>, key: [u64; 2], list: List, index: usize, total: usize) {
+fn write_cursor(w: &mut Writer<'_>, key: &[u8], list: List, index: usize, total: usize) {
     w.raw(b"\"");
     w.u64(index as u64);
     w.raw(b"-");
@@ -93,7 +109,7 @@ pub(crate) fn write_page<T>(
     items: &[T],
     start: usize,
     page_size: Option<usize>,
-    key: [u64; 2],
+    key: &[u8],
     list: List,
     visible: impl Fn(&T) -> bool,
     mut write_item: impl FnMut(&mut Writer<'_>, &T),
@@ -157,7 +173,7 @@ impl<S> Server<'_, S> {
             None => 0,
             Some(c) => match c
                 .as_str()
-                .and_then(|c| decode(self.cursor_key, kind, items.len(), c))
+                .and_then(|c| decode(self.cursor_tag_key().bytes(), kind, items.len(), c))
             {
                 Some(i) => i,
                 None => {
@@ -166,12 +182,22 @@ impl<S> Server<'_, S> {
             },
         };
         let mut ok = true;
-        let key = self.cursor_key;
+        let key = self.cursor_tag_key();
         let page = self.page_size;
         let wrote = resp.result_cached(
             |w| {
-                ok =
-                    write_page(w, name, items, start, page, key, kind, visible, write_item).is_ok();
+                ok = write_page(
+                    w,
+                    name,
+                    items,
+                    start,
+                    page,
+                    key.bytes(),
+                    kind,
+                    visible,
+                    write_item,
+                )
+                .is_ok();
             },
             cache,
         );
@@ -186,7 +212,8 @@ mod tests {
 
     #[test]
     fn cursors_round_trip_and_reject_tampering() {
-        let key = [1, 2];
+        let key = TagKey::words([1, 2]);
+        let key = key.bytes();
         let mut buf = [0u8; 64];
         let mut w = Writer::new(&mut buf);
         write_cursor(&mut w, key, List::Tools, 7, 10);
@@ -196,7 +223,21 @@ mod tests {
         assert_eq!(decode(key, List::Tools, 10, c), Some(7));
         assert_eq!(decode(key, List::Prompts, 10, c), None, "another list");
         assert_eq!(decode(key, List::Tools, 11, c), None, "another length");
-        assert_eq!(decode([9, 9], List::Tools, 10, c), None, "another key");
+        assert_eq!(
+            decode(TagKey::words([9, 9]).bytes(), List::Tools, 10, c),
+            None,
+            "another key"
+        );
+        assert_eq!(
+            decode(
+                TagKey::Secret(b"a secret of the application").bytes(),
+                List::Tools,
+                10,
+                c
+            ),
+            None,
+            "a secret key"
+        );
         let raw = core::str::from_utf8(c.raw()).unwrap();
         let forged = raw.replacen('7', "8", 1);
         let quoted = std::format!("\"{forged}\"");

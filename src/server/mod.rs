@@ -100,7 +100,7 @@ pub struct Server<'s, S> {
     completion: Option<CompleteFn<S>>,
     logging: bool,
     page_size: Option<usize>,
-    cursor_key: [u64; 2],
+    cursor_key: Option<[u64; 2]>,
     cache: Cache,
     state_key: Option<&'s [u8]>,
     limits: Limits,
@@ -133,7 +133,7 @@ impl<'s, S> Server<'s, S> {
             completion: None,
             logging: false,
             page_size: None,
-            cursor_key: [0x7069_636f_6d63_7031, 0x6375_7273_6f72_6b31],
+            cursor_key: None,
             cache: Cache::NONE,
             state_key: None,
             limits: Limits::DEFAULT,
@@ -192,11 +192,28 @@ impl<'s, S> Server<'s, S> {
         self
     }
 
-    /// Key for the pagination cursors' integrity tag (set a secret one if
-    /// clients must not be able to forge cursors for your lists).
+    /// Key for the pagination cursors' integrity tag. Without one, the
+    /// cursors are tagged under the [`request_state_key`](Self::request_state_key)
+    /// secret when it is set (domain-separated), else under a public
+    /// constant. The tag binds a cursor to its list, its position and the
+    /// list's length: under a secret key a client can neither edit nor
+    /// forge one; under the public constant an edited or truncated cursor
+    /// is still refused (`-32602`), but a client that knows this crate could
+    /// compute a valid cursor for any position of any list — harmless for
+    /// static lists, which is what a cursor pages through.
     pub const fn cursor_key(mut self, key: [u64; 2]) -> Self {
-        self.cursor_key = key;
+        self.cursor_key = Some(key);
         self
+    }
+
+    /// The key that tags list cursors (see [`cursor_key`](Self::cursor_key)).
+    pub(super) fn cursor_tag_key(&self) -> list::TagKey<'s> {
+        const PUBLIC: [u64; 2] = [0x7069_636f_6d63_7031, 0x6375_7273_6f72_6b31];
+        match (self.cursor_key, self.state_key) {
+            (Some(key), _) => list::TagKey::words(key),
+            (None, Some(secret)) => list::TagKey::Secret(secret),
+            (None, None) => list::TagKey::words(PUBLIC),
+        }
     }
 
     /// The caching hint of `server/discover`, the lists and `resources/read`

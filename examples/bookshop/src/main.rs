@@ -28,7 +28,7 @@ fn random_key() -> [u8; 32] {
 /// `bookshop --help` (stdout, exit 0); after an unknown option or a bad
 /// value, on stderr with exit status 2.
 const USAGE: &str = "\
-usage: bookshop [--page-size N] [--max-message BYTES] [--max-response BYTES]
+usage: bookshop [--page-size N] [--max-message BYTES] [--max-response BYTES] [--key-file PATH]
 
 The picomcp bookshop: an MCP server on stdin/stdout, one JSON-RPC message per line.
 
@@ -41,6 +41,9 @@ options:
                         default: 1048576)
   --max-response BYTES  the largest answer, notifications included
                         (>= 256, default: 262144)
+  --key-file PATH       the secret (at least 32 bytes) that seals request
+                        state and tags list cursors (default: a random key
+                        for this process, with a warning)
   -h, --help            print this help and exit
 ";
 
@@ -50,6 +53,7 @@ struct Options {
     page_size: usize,
     max_message: usize,
     max_response: usize,
+    key_file: Option<String>,
 }
 
 impl Default for Options {
@@ -58,6 +62,7 @@ impl Default for Options {
             page_size: 0,
             max_message: 1 << 20,
             max_response: 256 << 10,
+            key_file: None,
         }
     }
 }
@@ -68,6 +73,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
     while let Some(arg) = args.next() {
         let (slot, min) = match arg.as_str() {
             "-h" | "--help" => return Ok(None),
+            "--key-file" => {
+                options.key_file = Some(args.next().ok_or("--key-file needs a path")?);
+                continue;
+            }
             "--page-size" => (&mut options.page_size, 0),
             "--max-message" => (&mut options.max_message, 64),
             "--max-response" => (&mut options.max_response, 256),
@@ -97,12 +106,33 @@ fn main() {
         page_size,
         max_message,
         max_response,
+        key_file,
     } = options;
     // The only allocations: the two buffers, once, before serving.
     let mut input = vec![0u8; max_message];
     let mut output = vec![0u8; max_response];
-    // A fresh key per process for sealing MRTR request state (`reserve`).
-    let key: &'static [u8] = Box::leak(random_key().into());
+    // The secret that seals MRTR request state and tags list cursors: from
+    // --key-file, else fresh for this process (never a key in the source).
+    let key: &'static [u8] = match key_file {
+        Some(path) => match std::fs::read(&path) {
+            Ok(key) if key.len() >= 32 => Box::leak(key.into_boxed_slice()),
+            Ok(key) => {
+                eprintln!(
+                    "bookshop: {path}: the key must be at least 32 bytes (it has {})",
+                    key.len()
+                );
+                std::process::exit(2);
+            }
+            Err(e) => {
+                eprintln!("bookshop: cannot read the key file {path}: {e}");
+                std::process::exit(2);
+            }
+        },
+        None => {
+            eprintln!("bookshop: warning: no --key-file: a random key for this process");
+            Box::leak(random_key().into())
+        }
+    };
     let server = shop::server_with(page_size, key);
     // Calls that ask the client (reserve, blurb) on a handshake-era
     // connection wait here: 4 at once, each up to 16 KiB (request, state and
@@ -142,13 +172,20 @@ mod tests {
                 "--max-response",
                 "256",
                 "--page-size",
-                "2"
+                "2",
+                "--key-file",
+                "k.bin"
             ]),
             Ok(Some(Options {
                 page_size: 2,
                 max_message: 64,
                 max_response: 256,
+                key_file: Some("k.bin".into()),
             }))
+        );
+        assert_eq!(
+            parse_args(&["--key-file"]),
+            Err("--key-file needs a path".into())
         );
         assert!(parse_args(&["--max-message", "63"]).is_err());
         assert!(parse_args(&["--max-response", "255"]).is_err());

@@ -126,3 +126,57 @@ fn max_message_is_the_largest_message_served() {
 fn default_max_message_serves_one_mebibyte() {
     check_limit(&[], 1 << 20);
 }
+
+/// A 2026-07-28 `reserve` call (its retry carries the answers and state).
+fn reserve(id: u32, retry: Option<&str>) -> String {
+    let mut params = serde_json::json!({
+        "name": "reserve",
+        "arguments": {"title": "Dune"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+        }
+    });
+    if let Some(state) = retry {
+        params["requestState"] = state.into();
+        params["inputResponses"] =
+            serde_json::json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    }
+    serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":params}).to_string()
+        + "\n"
+}
+
+#[test]
+fn a_key_file_lets_two_processes_share_request_state_and_a_random_key_does_not() {
+    let dir = std::env::temp_dir().join(format!("bookshop-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("key");
+    std::fs::write(&key, [7u8; 32]).unwrap();
+    let key = key.to_str().unwrap();
+    let first = bookshop(&["--key-file", key], reserve(1, None).into_bytes());
+    assert_eq!(text(&first.stderr), "", "no warning with a key file");
+    let answer: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let state = answer["result"]["requestState"]
+        .as_str()
+        .expect("sealed state")
+        .to_owned();
+    // Another process with the same key: the retry is accepted.
+    let second = bookshop(&["--key-file", key], reserve(2, Some(&state)).into_bytes());
+    let done: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Reserved Dune",
+        "{done}"
+    );
+    // A process with its own random key (and a warning) refuses it.
+    let other = bookshop(&[], reserve(3, Some(&state)).into_bytes());
+    assert!(text(&other.stderr).contains("warning: no --key-file"));
+    let refused: serde_json::Value = serde_json::from_slice(&other.stdout).unwrap();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // A short key is refused at start.
+    let short = dir.join("short");
+    std::fs::write(&short, [7u8; 31]).unwrap();
+    let out = bookshop(&["--key-file", short.to_str().unwrap()], Vec::new());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("at least 32 bytes"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
