@@ -985,3 +985,34 @@ fn only_the_calling_session_can_answer_or_cancel_and_delete_forgets_its_calls() 
     assert_eq!(r.status, 200);
     assert!(a.waiting.is_empty());
 }
+
+#[test]
+fn initialize_claimed_as_2026_07_28_is_a_removed_method() {
+    // The header claims the stateless era, where there is no initialize:
+    // 404 with -32601, and no session.
+    let mut e = Endpoint::new();
+    let enveloped =
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"initialize","params":{{{ENV}}}}}"#);
+    let hs = [HOST, ACCEPT, CT, MV, ("Mcp-Method", "initialize")];
+    assert_eq!(
+        e.post(&hs, &enveloped),
+        answer(
+            404,
+            json(),
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found","data":"initialize"}}"#
+        )
+    );
+    // A handshake initialize sent with that header: cross-era, -32022 with
+    // the supported versions (400).
+    let a = e.post(&hs, INIT);
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert!(
+        a.body.contains(r#""code":-32022"#) && a.body.contains(r#""supported":["2026-07-28"]"#),
+        "{}",
+        a.body
+    );
+    assert!(e.sessions.is_empty());
+    // Without the header an initialize still opens a session.
+    assert_eq!(e.post(&[HOST, ACCEPT, CT], INIT).status, 200);
+    assert_eq!(e.sessions.len(), 1);
+}

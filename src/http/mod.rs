@@ -58,7 +58,11 @@
 //! (`io.modelcontextprotocol/protocolVersion`) and is not `initialize`, or
 //! that says `MCP-Protocol-Version: 2026-07-28`, is served on its own with
 //! [`Connection::modern`]: no session (`Mcp-Session-Id` is ignored),
-//! `POST` only (`405`, `Allow: POST` otherwise). Before the core runs, the
+//! `POST` only (`405`, `Allow: POST` otherwise). The header decides for
+//! `initialize` too: 2026-07-28 has no `initialize`, so an enveloped one
+//! is answered `-32601` (`404`), and one without the envelope (a handshake
+//! `initialize` under a 2026-07-28 header) `-32022` with the supported
+//! versions (`400`). Before the core runs, the
 //! headers are checked against the body: `MCP-Protocol-Version` against
 //! `_meta`, `Mcp-Method` against `method`, and `Mcp-Name` against
 //! `params.name` (`tools/call`, `prompts/get`) or `params.uri`
@@ -345,11 +349,13 @@ impl<'a, S> Http<'a, S> {
         let view = Body::read(body, &outline);
         // An `initialize` request (not a notification) opens a session.
         let opens_session = view.object && view.is_initialize() && view.id.is_some();
-        // Over HTTP a 2026-07-28 `MCP-Protocol-Version` header claims the
-        // envelope too: such a request goes to the modern ladder, which
-        // answers a missing envelope.
-        let enveloped = envelope::is_enveloped(view.meta) || modern_header;
-        if !view.object || envelope::era_of(view.is_initialize(), enveloped) == Era::Handshake {
+        // A 2026-07-28 `MCP-Protocol-Version` header claims that era for the
+        // request, `initialize` included: it goes to the modern ladder, which
+        // answers a missing envelope, and a 2026-07-28 `initialize` with
+        // `-32601` (404).
+        let enveloped = envelope::is_enveloped(view.meta);
+        let era = envelope::era_of(view.is_initialize(), enveloped, modern_header);
+        if !view.object || era == Era::Handshake {
             return self.handshake(
                 sessions,
                 random,

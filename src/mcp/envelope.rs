@@ -26,8 +26,14 @@ pub(crate) fn is_enveloped(meta: Option<Value<'_>>) -> bool {
 
 /// The era a request opens: the first request of a stream connection, or
 /// every HTTP request. Not `initialize` and enveloped → 2026-07-28.
-pub(crate) fn era_of(is_initialize: bool, enveloped: bool) -> Era {
-    if !is_initialize && enveloped {
+///
+/// `claims_modern`: the transport says the request speaks 2026-07-28 (over
+/// HTTP, `MCP-Protocol-Version: 2026-07-28`; a stream has no such claim).
+/// That holds for `initialize` too: 2026-07-28 has no `initialize`, so such
+/// a request is a 2026-07-28 request for a method that revision removed
+/// (`-32601`, HTTP `404`), not the start of a handshake.
+pub(crate) fn era_of(is_initialize: bool, enveloped: bool, claims_modern: bool) -> Era {
+    if claims_modern || (!is_initialize && enveloped) {
         Era::Modern
     } else {
         Era::Handshake
@@ -87,12 +93,17 @@ const MISSING: &str = "params._meta is missing the required envelope key(s): ";
 
 /// The ladder: `_meta` present, both keys present, the version a string we
 /// speak, the capabilities an object, the log level (if any) known.
-/// `initialize` on a modern connection is refused first.
+///
+/// `initialize` on a modern connection: a handshake `initialize` (no
+/// envelope) is cross-era traffic, refused first with `-32022` and the
+/// supported versions; an enveloped one speaks 2026-07-28 itself, so it
+/// climbs the ladder like any request and is then answered as the method
+/// that revision removed (`-32601`).
 pub(crate) fn check<'a>(
     is_initialize: bool,
     params: Option<Value<'a>>,
 ) -> Result<Modern, Fault<'a>> {
-    if is_initialize {
+    if is_initialize && !is_enveloped(params.and_then(|p| p.get("_meta"))) {
         let requested = params
             .and_then(|p| p.get("protocolVersion"))
             .and_then(|v| v.as_str());
@@ -296,8 +307,38 @@ mod tests {
 
     #[test]
     fn era_rule() {
-        assert_eq!(era_of(false, true), Era::Modern);
-        assert_eq!(era_of(true, true), Era::Handshake);
-        assert_eq!(era_of(false, false), Era::Handshake);
+        assert_eq!(era_of(false, true, false), Era::Modern);
+        assert_eq!(era_of(true, true, false), Era::Handshake);
+        assert_eq!(era_of(false, false, false), Era::Handshake);
+        assert_eq!(era_of(true, false, false), Era::Handshake);
+        // The transport's 2026-07-28 claim decides, initialize included.
+        assert_eq!(era_of(true, true, true), Era::Modern);
+        assert_eq!(era_of(true, false, true), Era::Modern);
+        assert_eq!(era_of(false, false, true), Era::Modern);
+    }
+
+    #[test]
+    fn an_enveloped_initialize_climbs_the_ladder() {
+        let parse =
+            |json: &'static [u8]| Value::parse(json, &crate::wire::json::Limits::DEFAULT).unwrap();
+        // It speaks 2026-07-28: checked like any request (and then answered
+        // as a removed method by the dispatcher).
+        let enveloped = parse(
+            br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        );
+        assert!(check(true, Some(enveloped)).is_ok());
+        let bad_version = parse(
+            br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        );
+        let f = check(true, Some(bad_version)).unwrap_err();
+        assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(
+            f.requested.flatten().map(|r| r.raw()),
+            Some(&b"2099-01-01"[..])
+        );
+        // Without the envelope it is handshake traffic: -32022 first.
+        let f = check(true, None).unwrap_err();
+        assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
+        assert!(matches!(f.requested, Some(None)));
     }
 }

@@ -272,7 +272,7 @@ impl<S> Server<'_, S> {
         let is_initialize = method == Method::Initialize;
         // The first request decides the connection's era, once.
         if *conn == Connection::Fresh {
-            *conn = match envelope::era_of(is_initialize, enveloped) {
+            *conn = match envelope::era_of(is_initialize, enveloped, false) {
                 Era::Modern => Connection::Modern,
                 _ => Connection::Uninitialized(Session::new()),
             };
