@@ -1016,3 +1016,209 @@ fn initialize_claimed_as_2026_07_28_is_a_removed_method() {
     assert_eq!(e.post(&[HOST, ACCEPT, CT], INIT).status, 200);
     assert_eq!(e.sessions.len(), 1);
 }
+
+mod param_headers {
+    //! `Mcp-Param-*` (2026-07-28): arguments with `x-mcp-header` must agree
+    //! with their headers.
+
+    use super::*;
+    use picomcp::schema::{Property, Schema};
+    use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
+    use picomcp::{Server, ServerInfo};
+
+    const ARGS: Schema = Schema::object(&[
+        Property::new("region", Schema::string().header("Region")),
+        Property::new("limit", Schema::integer().nullable().header("Limit")),
+        Property::new("query", Schema::string()),
+    ])
+    .required(&["region"]);
+
+    fn run<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+        reply.text("ran")
+    }
+
+    static TOOLS: &[Tool<()>] = &[Tool::new(ToolDescriptor::new("execute_sql", &ARGS), run)];
+    static SERVER: Server<'static, ()> =
+        Server::new(ServerInfo::new("params", "1.0.0"), ()).tools(TOOLS);
+
+    fn call(args: &str, params: &[(&str, &str)]) -> Answer {
+        let body = modern_call(1, "execute_sql", args);
+        let mut headers = vec![
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "execute_sql"),
+        ];
+        headers.extend_from_slice(params);
+        let mut body = body.into_bytes();
+        let mut out = vec![0u8; 4096];
+        let r = Http::new(&SERVER).handle(
+            &mut Sessions::<1>::new(),
+            &mut |_: &mut [u8; 16]| {},
+            Request::post(&headers[..], &mut body, 0),
+            &mut out,
+        );
+        Answer {
+            status: r.status,
+            headers: r
+                .headers()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            body: String::from_utf8(out[..r.body_len].to_vec()).unwrap(),
+        }
+    }
+
+    #[test]
+    fn the_schema_lists_the_annotation() {
+        let mut body =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{ENV}}}}}"#)
+                .into_bytes();
+        let headers = [HOST, ACCEPT, CT, MV, ("Mcp-Method", "tools/list")];
+        let mut out = vec![0u8; 4096];
+        let r = Http::new(&SERVER).handle(
+            &mut Sessions::<1>::new(),
+            &mut |_: &mut [u8; 16]| {},
+            Request::post(&headers[..], &mut body, 0),
+            &mut out,
+        );
+        let text = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        assert!(
+            text.contains(r#""region":{"type":"string","x-mcp-header":"Region"}"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn matching_headers_are_served() {
+        let ok = |args: &str, params: &[(&str, &str)]| {
+            let a = call(args, params);
+            assert_eq!(a.status, 200, "{args} {params:?}: {}", a.body);
+            assert!(a.body.contains(r#""text":"ran""#), "{}", a.body);
+        };
+        ok(
+            r#"{"region":"us-west1"}"#,
+            &[("Mcp-Param-Region", "us-west1")],
+        );
+        ok(
+            r#"{"region":"Hello"}"#,
+            &[("mcp-param-region", "=?base64?SGVsbG8=?=")],
+        );
+        // Values without the exact sentinel are literal.
+        ok(
+            r#"{"region":"SGVsbG8="}"#,
+            &[("Mcp-Param-Region", "SGVsbG8=")],
+        );
+        ok(
+            r#"{"region":"=?base64?SGVsbG8="}"#,
+            &[("Mcp-Param-Region", "=?base64?SGVsbG8=")],
+        );
+        // Integers compare numerically; null or absent values expect no header.
+        ok(
+            r#"{"region":"eu","limit":42}"#,
+            &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Limit", "42.0")],
+        );
+        ok(
+            r#"{"region":"eu","limit":null}"#,
+            &[("Mcp-Param-Region", "eu")],
+        );
+        // Unannotated headers are ignored.
+        ok(
+            r#"{"region":"eu"}"#,
+            &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Other", "x")],
+        );
+    }
+
+    #[test]
+    fn disagreeing_headers_are_32020_and_400() {
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+        let cases: [Case; 6] = [
+            (
+                r#"{"region":"us-west1"}"#,
+                &[],
+                "Mcp-Param-Region header is required: params.arguments has a value for it",
+            ),
+            (
+                r#"{"region":"us-west1"}"#,
+                &[("Mcp-Param-Region", "us-east1")],
+                "Mcp-Param-Region header does not match the value in params.arguments",
+            ),
+            (
+                r#"{"region":"Hello"}"#,
+                &[("Mcp-Param-Region", "=?base64?SGVsbG8?=")],
+                "Mcp-Param-Region header value is not valid base64 (=?base64?…?=)",
+            ),
+            (
+                r#"{"region":"Hello"}"#,
+                &[("Mcp-Param-Region", "=?base64?SGVs!!!bG8=?=")],
+                "Mcp-Param-Region header value is not valid base64 (=?base64?…?=)",
+            ),
+            (
+                r#"{"region":"eu","limit":42}"#,
+                &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Limit", "41")],
+                "Mcp-Param-Limit header does not match the value in params.arguments",
+            ),
+            (
+                r#"{"region":"eu"}"#,
+                &[("Mcp-Param-Region", "eu"), ("Mcp-Param-Limit", "1")],
+                "Mcp-Param-Limit header is sent, but params.arguments has no value for it",
+            ),
+        ];
+        for (args, params, message) in cases {
+            assert_eq!(
+                call(args, params),
+                mismatch("1", message),
+                "{args} {params:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_complete_envelope_and_a_known_tool_are_checked() {
+        // An unknown tool: the core's -32602, not a header mismatch.
+        let body = modern_call(2, "nope", r#"{"region":"eu"}"#);
+        let mut body = body.into_bytes();
+        let headers = [
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "nope"),
+        ];
+        let mut out = vec![0u8; 4096];
+        let r = Http::new(&SERVER).handle(
+            &mut Sessions::<1>::new(),
+            &mut |_: &mut [u8; 16]| {},
+            Request::post(&headers[..], &mut body, 0),
+            &mut out,
+        );
+        let text = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        assert!(
+            text.contains(r#""code":-32602"#) && text.contains("Unknown tool"),
+            "{text}"
+        );
+        // A missing envelope key is the core's -32602 first.
+        let mut body = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_sql","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_vec();
+        let headers = [
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "execute_sql"),
+        ];
+        let r = Http::new(&SERVER).handle(
+            &mut Sessions::<1>::new(),
+            &mut |_: &mut [u8; 16]| {},
+            Request::post(&headers[..], &mut body, 0),
+            &mut out,
+        );
+        let text = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        assert!(
+            text.contains(r#""code":-32602"#) && text.contains("clientCapabilities"),
+            "{text}"
+        );
+    }
+}

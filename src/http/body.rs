@@ -1,6 +1,7 @@
 //! What the HTTP mapping reads of a request body: from the outline of its
 //! one validation.
 
+use crate::mcp::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::wire::json::{JsonStr, Kind, Outline, Value};
 
 /// What the mapping reads of a validated body, from the outline its one
@@ -14,6 +15,8 @@ pub(super) struct Body<'a> {
     pub(super) meta: Option<Value<'a>>,
     pub(super) name: Option<Value<'a>>,
     pub(super) uri: Option<Value<'a>>,
+    /// `params.arguments` (`tools/call`).
+    pub(super) arguments: Option<Value<'a>>,
 }
 
 impl<'a> Body<'a> {
@@ -57,6 +60,8 @@ impl<'a> Body<'a> {
                 first(&mut view.name, v);
             } else if key.eq_str("uri") {
                 first(&mut view.uri, v);
+            } else if key.eq_str("arguments") {
+                first(&mut view.arguments, v);
             }
         };
         let span = span_of(body, params.raw());
@@ -65,6 +70,16 @@ impl<'a> Body<'a> {
             None => params.members().for_each(|(k, v)| inner(k, v)),
         }
         view
+    }
+
+    /// The envelope's protocol version, when the envelope is complete
+    /// (both keys, the version a string): the header checks run only then,
+    /// so a missing envelope key is the core's `-32602` first, as the
+    /// spec's ladder says.
+    pub(super) fn complete_envelope(&self) -> Option<JsonStr<'a>> {
+        let meta = self.meta?;
+        meta.get(CLIENT_CAPABILITIES_KEY)?;
+        meta.get(PROTOCOL_VERSION_KEY)?.as_str()
     }
 
     pub(super) fn is_initialize(&self) -> bool {

@@ -3,9 +3,9 @@
 //! against the body.
 
 use super::body::Body;
+use super::params::{decodes_to, sentinel};
 use super::response::{EVENT_STREAM, JSON};
 use crate::codec::{Alphabet, Base64Decoder};
-use crate::mcp::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::wire::json::JsonStr;
 
 /// Request headers, looked up by name, case-insensitively.
@@ -127,10 +127,7 @@ pub(super) fn check_modern_headers<H: Headers + ?Sized>(
     body: &Body<'_>,
     headers: &H,
 ) -> Result<(), &'static str> {
-    let meta = body.meta;
-    let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY));
-    let complete = meta.is_some_and(|m| m.get(CLIENT_CAPABILITIES_KEY).is_some());
-    let (Some(version), true) = (version.and_then(|v| v.as_str()), complete) else {
+    let Some(version) = body.complete_envelope() else {
         return Ok(());
     };
     match headers.get("mcp-protocol-version").map(str::trim) {
@@ -170,22 +167,11 @@ pub(super) fn check_modern_headers<H: Headers + ?Sized>(
 }
 
 /// `Mcp-Name` against the decoded JSON string: plain text, or the
-/// `=?base64?…?=` sentinel (standard or URL-safe alphabet, padding optional).
+/// `=?base64?…?=` sentinel (standard or URL-safe alphabet, padding optional:
+/// more lenient than `Mcp-Param-*`, see [`super::params`]).
 pub(super) fn name_matches(name: JsonStr<'_>, header: &str) -> bool {
-    let Some(b64) = header
-        .strip_prefix("=?base64?")
-        .and_then(|s| s.strip_suffix("?="))
-    else {
-        return name.eq_str(header);
-    };
-    let mut decoded = Base64Decoder::new(b64.as_bytes(), Alphabet::Either);
-    let mut utf8 = [0u8; 4];
-    for c in name.chars() {
-        for &b in c.encode_utf8(&mut utf8).as_bytes() {
-            if decoded.next() != Some(Ok(b)) {
-                return false;
-            }
-        }
+    match sentinel(header) {
+        Some(b64) => decodes_to(name, Base64Decoder::new(b64.as_bytes(), Alphabet::Either)),
+        None => name.eq_str(header),
     }
-    decoded.next().is_none()
 }

@@ -68,6 +68,17 @@
 //! `params.name` (`tools/call`, `prompts/get`) or `params.uri`
 //! (`resources/read`), where a value `=?base64?…?=` is compared after
 //! base64 decoding. Missing or different → `-32020` (HeaderMismatch), `400`.
+//!
+//! For `tools/call`, every argument whose schema sets `x-mcp-header: NAME`
+//! ([`Schema::header`](crate::schema::Schema::header)), reached from the
+//! root through `properties` only, is checked against its `Mcp-Param-NAME`
+//! header: a value in the body needs the header and a header needs a value
+//! (absent or `null` expects none); a `=?base64?…?=` value must be padded
+//! standard base64 and is compared decoded, any other value is literal and
+//! may hold only field-value characters; strings compare as text, integers
+//! numerically (`42.0` is `42`), booleans as `true`/`false`. A refusal is
+//! `-32020`, `400`, naming the header. Names longer than 118 bytes are not
+//! looked up (refused).
 //! The status of every other answer comes from the error code the core
 //! answered with (handed over, not read back from the bytes): `-32700`,
 //! `-32600`, `-32602`, `-32020`, `-32021`, `-32022` → `400`; `-32601` →
@@ -118,6 +129,7 @@
 
 mod body;
 mod headers;
+mod params;
 mod response;
 mod session;
 
@@ -126,6 +138,7 @@ use core::fmt;
 use body::Body;
 pub use headers::Headers;
 use headers::{accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed};
+use params::{Message, check_params};
 pub use response::{CallId, Delivery, EVENT_STREAM, JSON, Response, status_for, status_for_error};
 use response::{Refusal, Status, error, refuse, respond, respond_as};
 pub use session::{Random, SessionHex, SessionId, SessionStore, Sessions};
@@ -133,6 +146,7 @@ pub use session::{Random, SessionHex, SessionId, SessionStore, Sessions};
 use crate::error::HEADER_MISMATCH;
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
+use crate::schema::Schema;
 use crate::server::{CallEvent, Connection, Server, Waiting};
 use crate::wire::json::{self, Limits, Outline};
 
@@ -371,10 +385,31 @@ impl<'a, S> Http<'a, S> {
         if let Err(message) = check_modern_headers(&view, headers) {
             return error(out, 400, view.id(), HEADER_MISMATCH, message);
         }
+        if let Some(schema) = self.param_schema(&view) {
+            let mut message = Message::new();
+            let get = |name: &str| headers.get(name);
+            if check_params(schema, view.arguments, &get, &mut message).is_err() {
+                return error(out, 400, view.id(), HEADER_MISMATCH, message.as_str());
+            }
+        }
         let answer =
             self.server
                 .handle_outlined(&mut Connection::modern(), body, &outline, out, None, None);
         respond(out, answer, Status::Modern)
+    }
+
+    /// The input schema whose `x-mcp-header` annotations a 2026-07-28
+    /// `tools/call` must agree with (checked after the standard headers, so
+    /// only with a complete envelope; an unknown tool has none, and the
+    /// core answers it).
+    fn param_schema(&self, view: &Body<'_>) -> Option<&'a Schema<'a>> {
+        view.complete_envelope()?;
+        if !view.method?.eq_str("tools/call") {
+            return None;
+        }
+        let name = view.name?.as_str()?;
+        let tool = self.server.find_tool(name, ProtocolVersion::V2026_07_28)?;
+        Some(tool.descriptor.input_schema)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -104,6 +104,10 @@ impl Schema<'_> {
             key(w, "description");
             w.string(d);
         }
+        if let Some(h) = self.header {
+            key(w, "x-mcp-header");
+            w.string(h);
+        }
         // An object schema always lists its properties (MCP clients expect
         // `properties` on every `inputSchema`, even when empty).
         if !self.properties.is_empty() || self.types == Types::OBJECT {

@@ -36,7 +36,8 @@
 //! `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`.
 //!
 //! Listed only (written to `tools/list`, never checked): `title`,
-//! `description`, `default`, `$schema`; `$defs` and `$anchor` are listed
+//! `description`, `x-mcp-header` ([`Schema::header`]), `default`,
+//! `$schema`; `$defs` and `$anchor` are listed
 //! and used only to resolve a `$ref` (a definition no `$ref` reaches is
 //! never checked).
 //!
@@ -66,7 +67,7 @@
 //! must not match the schema in not`.
 //!
 //! Keys are written in one fixed order: `$schema`, `$anchor`, `$ref`,
-//! `type`, `title`, `description`, `properties`, `required`,
+//! `type`, `title`, `description`, `x-mcp-header`, `properties`, `required`,
 //! `additionalProperties`, `enum`, `const`, `minimum`, `maximum`,
 //! `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`,
 //! `maxLength`, `items`, `minItems`, `maxItems`, `default`, `allOf`, `anyOf`,
@@ -159,6 +160,10 @@ pub struct Schema<'s> {
     pub title: Option<&'s str>,
     /// `description` (emitted only).
     pub description: Option<&'s str>,
+    /// `x-mcp-header` (2026-07-28, emitted only): over Streamable HTTP the
+    /// client mirrors this property's argument into the header
+    /// `Mcp-Param-{NAME}`, which [`crate::http`] checks against the body.
+    pub header: Option<&'s str>,
     /// `properties`, in emission order.
     pub properties: &'s [Property<'s>],
     /// `required`.
@@ -303,6 +308,7 @@ impl<'s> Schema<'s> {
         types: Types::ANY,
         title: None,
         description: None,
+        header: None,
         properties: &[],
         required: &[],
         additional_properties: None,
@@ -393,6 +399,23 @@ impl<'s> Schema<'s> {
     /// Set `description`.
     pub const fn description(mut self, description: &'s str) -> Self {
         self.description = Some(description);
+        self
+    }
+
+    /// Set `x-mcp-header` (2026-07-28): clients calling over Streamable
+    /// HTTP send this property's argument in the header `Mcp-Param-{name}`
+    /// as well, for intermediaries to route on, and the server refuses a
+    /// header that does not match the body (see [`crate::http`]).
+    ///
+    /// The spec's rules for it, which are not checked here: `name` is an
+    /// HTTP token (`1*tchar`), unique among the schema's `x-mcp-header`
+    /// values ignoring case; the property is a string, an integer or a
+    /// boolean (not a number), reached from the root through `properties`
+    /// only (not `items`, a composition, a conditional or a `$ref`: an
+    /// annotation there is not enforced by [`crate::http`], and a client
+    /// drops a tool that has one).
+    pub const fn header(mut self, name: &'s str) -> Self {
+        self.header = Some(name);
         self
     }
 

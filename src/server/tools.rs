@@ -14,7 +14,7 @@ use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, Message};
 use crate::mcp::ProtocolVersion;
 use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure};
 use crate::wire::emit::Decimal;
-use crate::wire::json::{self, Kind, Limits, Value};
+use crate::wire::json::{self, JsonStr, Kind, Limits, Value};
 
 /// The lead of a handler's tool error (`Error executing tool NAME: …`).
 const EXECUTING: &str = "Error executing tool ";
@@ -22,6 +22,18 @@ const EXECUTING: &str = "Error executing tool ";
 const INVALID_ARGUMENTS: &str = "Invalid arguments for tool ";
 
 impl<S> Server<'_, S> {
+    /// The tool `name` that clients of `version` may call (also what the
+    /// HTTP mapping reads the `x-mcp-header` annotations from).
+    pub(crate) fn find_tool(
+        &self,
+        name: JsonStr<'_>,
+        version: ProtocolVersion,
+    ) -> Option<&Tool<S>> {
+        self.tools
+            .iter()
+            .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version))
+    }
+
     pub(super) fn call_tool(
         &self,
         mut info: RequestInfo<'_>,
@@ -35,11 +47,7 @@ impl<S> Server<'_, S> {
             let Some((params, name, given)) = named_call(frame, params, info.named()) else {
                 return resp.invalid_params();
             };
-            let found = self
-                .tools
-                .iter()
-                .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version));
-            let Some(tool) = found else {
+            let Some(tool) = self.find_tool(name, version) else {
                 return resp.error(
                     INVALID_PARAMS,
                     format_args!("Unknown tool: {name}"),
