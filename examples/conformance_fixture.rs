@@ -1,17 +1,20 @@
 //! The official MCP conformance suite's "everything server" fixture
-//! (`@modelcontextprotocol/conformance` 0.1.16), on picomcp over the same
-//! Streamable HTTP mapping and hyper adapter as `http_bookshop`.
+//! (`@modelcontextprotocol/conformance` 0.2.0-alpha.12), on picomcp over the
+//! same Streamable HTTP mapping and hyper adapter as `http_bookshop`.
 //!
 //! ```sh
 //! cargo run --release --example conformance_fixture -- --port 3001
 //! scripts/conformance.sh   # builds this, runs the suite, checks every check
 //! ```
 //!
-//! Every `test_*` tool, resource, template and prompt the suite's active
-//! server scenarios call is here. The sampling and elicitation tools cannot
-//! do what the suite wants: picomcp sends no server-to-client requests in the
-//! handshake era, so they answer with a tool error saying so (listed in
-//! `tests/conformance/expected-failures.yml`).
+//! Every `test_*` tool, resource, template and prompt the suite's server
+//! scenarios call is here, for both eras: the handshake-era scenarios
+//! (2025-06-18, 2025-11-25: sampling and elicitation asked for real on the
+//! POST's SSE stream) and the 2026-07-28 ones (the diagnostic tools of
+//! `server-stateless`, the `input-required-result-*` tools and prompt, a
+//! tool whose arguments are mirrored into `Mcp-Param-*` headers). What it
+//! does not serve is listed, with the reason, in
+//! `tests/conformance/expected-failures.yml`.
 
 #[path = "http/serve.rs"]
 mod serve;
@@ -20,7 +23,7 @@ use std::sync::Mutex;
 
 use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
 use picomcp::http::Sessions;
-use picomcp::mrtr::{Sampling, SamplingContent, SamplingMessage};
+use picomcp::mrtr::{ElicitAction, InputResponse, Sampling, SamplingContent, SamplingMessage};
 use picomcp::prompt::{
     Messages, Prompt, PromptArgument, PromptDescriptor, PromptOutcome, PromptRequest, Role,
 };
@@ -30,6 +33,7 @@ use picomcp::resource::{
 };
 use picomcp::schema::{Composition, DRAFT_2020_12, Def, Literal, Property, Schema};
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
+use picomcp::wire::json::{JsonStr, Kind};
 use picomcp::{LogLevel, ResourceNotFound, Server, ServerInfo, ToolError};
 
 /// A 1x1 red PNG.
@@ -278,6 +282,280 @@ fn reconnection<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcom
     reply.text("Reconnection test completed successfully")
 }
 
+// ---------------------------------------------------------------------------
+// 2026-07-28 scenarios: the diagnostic tools of `server-stateless`, the
+// `input-required-result-*` tools and prompt (SEP-2322), and a tool with
+// `x-mcp-header` parameters (`http-custom-header-server-validation`). The
+// asking tools work on every era (the one asking API); the suite calls them
+// at 2026-07-28.
+// ---------------------------------------------------------------------------
+
+/// `test_missing_capability`: needs the client's model, so a client that
+/// did not declare `sampling` is answered `-32021` by the core.
+fn missing_capability<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if reply.input_response("answer").is_some() {
+        return reply.text("Sampling answered");
+    }
+    let messages = [SamplingMessage::user(SamplingContent::Text("Say hello"))];
+    let mut ask = reply.input_required();
+    ask.sample("answer", &Sampling::new(&messages, 20));
+    ask.finish()
+}
+
+/// `test_streaming_elicitation`: its answer is an `input_required` result
+/// on the request's own response, never a request of the server's.
+fn streaming_elicitation<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if let Some(answer) = reply.input_response("user") {
+        return elicited("User response", answer, reply);
+    }
+    let mut ask = reply.input_required();
+    ask.elicit("user", format_args!("Please provide your name"), &NAME_FORM);
+    ask.finish()
+}
+
+/// `test_logging_tool`: logs, which reaches the client only when the
+/// request's `_meta` asked for a log level.
+fn logging_tool<'a>(_: &'a (), _: Arguments<'a>, mut reply: Reply<'_>) -> ToolOutcome<'a> {
+    reply.log(LogLevel::Info, Some("conformance"), "test_logging_tool ran");
+    reply.text("Logged (if the request asked for a log level)")
+}
+
+const NAME_FORM: Schema =
+    Schema::object(&[Property::new("name", Schema::string())]).required(&["name"]);
+const OK_FORM: Schema = Schema::object(&[Property::new("ok", Schema::boolean())]).required(&["ok"]);
+const COLOR_FORM: Schema =
+    Schema::object(&[Property::new("color", Schema::string())]).required(&["color"]);
+const CONTEXT_FORM: Schema =
+    Schema::object(&[Property::new("context", Schema::string())]).required(&["context"]);
+
+/// An accepted elicitation's string field `field` (`None`: no answer, not
+/// accepted, or not a string there: the handler asks again).
+fn accepted_str<'r>(answer: Option<InputResponse<'r>>, field: &str) -> Option<JsonStr<'r>> {
+    let answer = answer?;
+    if answer.action() != Some(ElicitAction::Accept) {
+        return None;
+    }
+    answer.content()?.get(field)?.as_str()
+}
+
+/// `test_input_required_result_elicitation`: asks `user_name` for a name,
+/// then answers `Hello, NAME!`. An answer that is missing, under another
+/// key or not an accepted form with a string `name` is asked again (extra
+/// keys are ignored).
+fn irr_elicitation<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if let Some(name) = accepted_str(reply.input_response("user_name"), "name") {
+        return reply.text_fmt(format_args!("Hello, {name}!"));
+    }
+    let mut ask = reply.input_required();
+    ask.elicit("user_name", format_args!("What is your name?"), &NAME_FORM);
+    ask.finish()
+}
+
+/// The text of a `CreateMessageResult`'s content.
+fn sampled_text<'r>(answer: Option<InputResponse<'r>>) -> Option<JsonStr<'r>> {
+    answer?.value().get("content")?.get("text")?.as_str()
+}
+
+/// `test_input_required_result_sampling`: asks the client's model, then
+/// answers with what it said.
+fn irr_sampling<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if let Some(text) = sampled_text(reply.input_response("capital_question")) {
+        return reply.text_fmt(format_args!("Sampling response: {text}"));
+    }
+    let messages = [SamplingMessage::user(SamplingContent::Text(
+        "What is the capital of France?",
+    ))];
+    let mut ask = reply.input_required();
+    ask.sample("capital_question", &Sampling::new(&messages, 100));
+    ask.finish()
+}
+
+/// How many roots a `ListRootsResult` lists (`None`: no `roots` array).
+fn root_count(answer: Option<InputResponse<'_>>) -> Option<usize> {
+    let roots = answer?.value().get("roots")?;
+    (roots.kind() == Kind::Array).then(|| roots.items().count())
+}
+
+/// `test_input_required_result_list_roots`: asks for the client's roots,
+/// then names them.
+fn irr_list_roots<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let answer = reply.input_response("client_roots");
+    if let Some(n) = root_count(answer) {
+        let roots = answer.map(|a| a.value()).and_then(|v| v.get("roots"));
+        let mut c = reply.content();
+        c.text_fmt(format_args!("Client has {n} root(s)"));
+        for root in roots.into_iter().flat_map(|r| r.items()) {
+            if let Some(uri) = root.get("uri").and_then(|u| u.as_str()) {
+                c.text_fmt(format_args!("root: {uri}"));
+            }
+        }
+        return c.finish();
+    }
+    let mut ask = reply.input_required();
+    ask.roots("client_roots");
+    ask.finish()
+}
+
+/// `test_input_required_result_request_state`: asks `confirm` with sealed
+/// state; the retry must carry both (the answer says `state-ok`).
+fn irr_request_state<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let confirmed = reply
+        .input_response("confirm")
+        .filter(|a| a.action() == Some(ElicitAction::Accept))
+        .and_then(|a| a.content()?.get("ok")?.as_bool());
+    if let (Some(b"confirm-pending"), Some(ok)) = (reply.request_state(), confirmed) {
+        return reply.text_fmt(format_args!("state-ok: confirmed={ok}"));
+    }
+    let mut ask = reply.input_required();
+    ask.elicit("confirm", format_args!("Please confirm"), &OK_FORM)
+        .state(b"confirm-pending");
+    ask.finish()
+}
+
+/// `test_input_required_result_multiple_inputs`: an elicitation, a sampling
+/// request and a roots request at once, with state; all three answers
+/// complete it.
+fn irr_multiple_inputs<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let name = accepted_str(reply.input_response("user_name"), "name");
+    let greeting = sampled_text(reply.input_response("greeting"));
+    let roots = root_count(reply.input_response("client_roots"));
+    if let (Some(b"three-inputs"), Some(name), Some(greeting), Some(roots)) =
+        (reply.request_state(), name, greeting, roots)
+    {
+        return reply.text_fmt(format_args!(
+            "name={name}, greeting={greeting}, roots={roots}"
+        ));
+    }
+    let messages = [SamplingMessage::user(SamplingContent::Text(
+        "Generate a greeting",
+    ))];
+    let mut ask = reply.input_required();
+    ask.elicit("user_name", format_args!("What is your name?"), &NAME_FORM)
+        .sample("greeting", &Sampling::new(&messages, 50))
+        .roots("client_roots")
+        .state(b"three-inputs");
+    ask.finish()
+}
+
+/// `test_input_required_result_multi_round`: a name (state `round-1`),
+/// then a colour (state `round-2:NAME`, so it differs), then the answer.
+fn irr_multi_round<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let state = reply.request_state();
+    if let Some(name) = state.and_then(|s| s.strip_prefix(b"round-2:"))
+        && let Some(color) = accepted_str(reply.input_response("step2"), "color")
+    {
+        let name = core::str::from_utf8(name).unwrap_or("?");
+        return reply.text_fmt(format_args!("{name} likes {color}"));
+    }
+    if state == Some(&b"round-1"[..])
+        && let Some(name) = accepted_str(reply.input_response("step1"), "name")
+    {
+        // The name goes into the sealed state for the last round (a name
+        // too long for it is dropped).
+        let mut buf = [0u8; 72];
+        buf[..8].copy_from_slice(b"round-2:");
+        let n = 8 + name.decode_into(&mut buf[8..]).map_or(0, str::len);
+        let mut ask = reply.input_required();
+        ask.elicit(
+            "step2",
+            format_args!("Step 2: What is your favorite color?"),
+            &COLOR_FORM,
+        )
+        .state(&buf[..n]);
+        return ask.finish();
+    }
+    let mut ask = reply.input_required();
+    ask.elicit(
+        "step1",
+        format_args!("Step 1: What is your name?"),
+        &NAME_FORM,
+    )
+    .state(b"round-1");
+    ask.finish()
+}
+
+/// `test_input_required_result_tampered_state`: asks with sealed state; a
+/// retry whose state was altered is refused (`-32602`) by the core before
+/// this runs.
+fn irr_tampered_state<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if reply.request_state() == Some(&b"untampered"[..])
+        && reply.input_response("confirm").is_some()
+    {
+        return reply.text("State verified");
+    }
+    let mut ask = reply.input_required();
+    ask.elicit("confirm", format_args!("Please confirm"), &OK_FORM)
+        .state(b"untampered");
+    ask.finish()
+}
+
+/// `test_input_required_result_capabilities`: asks only for what the
+/// request's envelope says the client can do (a form if it declared
+/// `elicitation`, the model if `sampling`); with neither it asks the model,
+/// which the core answers `-32021`.
+fn irr_capabilities<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if reply.input_response("form").is_some() || reply.input_response("model").is_some() {
+        return reply.text("Input received");
+    }
+    let client = reply.client_capabilities();
+    let messages = [SamplingMessage::user(SamplingContent::Text("Say hello"))];
+    let sampling = Sampling::new(&messages, 20);
+    let mut ask = reply.input_required();
+    if client.elicitation {
+        ask.elicit("form", format_args!("What is your name?"), &NAME_FORM);
+    }
+    if client.sampling || !client.elicitation {
+        ask.sample("model", &sampling);
+    }
+    ask.finish()
+}
+
+/// `http-custom-header-server-validation`: `region` (required) and `limit`
+/// are mirrored into `Mcp-Param-Region` and `Mcp-Param-Limit`, which the
+/// HTTP mapping checks against the body before this runs.
+const CUSTOM_HEADER_ARGS: Schema = Schema::object(&[
+    Property::new(
+        "region",
+        Schema::string()
+            .description("Where to run (mirrored into Mcp-Param-Region)")
+            .header("Region"),
+    ),
+    Property::new(
+        "limit",
+        Schema::integer()
+            .description("At most this many rows (mirrored into Mcp-Param-Limit)")
+            .header("Limit"),
+    ),
+    Property::new("query", Schema::string().description("Not mirrored")),
+])
+.required(&["region"]);
+
+fn custom_headers<'a>(_: &'a (), args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    #[derive(serde::Deserialize)]
+    struct Args<'x> {
+        region: &'x str,
+    }
+    let Args { region } = args.parse()?;
+    reply.text_fmt(format_args!("Ran in region {region}"))
+}
+
+/// `test_input_required_result_prompt`: `prompts/get` asks for context
+/// first (MRTR is not only for tools).
+fn irr_prompt<'a>(_: &'a (), _: PromptRequest<'a>, mut m: Messages<'_>) -> PromptOutcome<'a> {
+    if let Some(context) = accepted_str(m.input_response("user_context"), "context") {
+        m.message(Role::User)
+            .text_fmt(format_args!("Answer using this context: {context}"));
+        return m.finish(Some("A prompt built from elicited context"));
+    }
+    let mut ask = m.input_required();
+    ask.elicit(
+        "user_context",
+        format_args!("What context should the prompt use?"),
+        &CONTEXT_FORM,
+    );
+    ask.finish()
+}
+
 const fn tool(
     name: &'static str,
     description: &'static str,
@@ -380,6 +658,102 @@ static TOOLS: &[Tool<()>] = &[
         reconnection,
     ),
     JSON_SCHEMA_2020_12_TOOL,
+    Tool::new(
+        tool(
+            "test_missing_capability",
+            "Needs the client's sampling capability (-32021 without it)",
+            &NO_ARGS,
+        ),
+        missing_capability,
+    ),
+    Tool::new(
+        tool(
+            "test_streaming_elicitation",
+            "Asks for a name: an input_required result, never a server request",
+            &NO_ARGS,
+        ),
+        streaming_elicitation,
+    ),
+    Tool::new(
+        tool(
+            "test_logging_tool",
+            "Logs once (sent only when the request asked for a log level)",
+            &NO_ARGS,
+        ),
+        logging_tool,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_elicitation",
+            "Asks user_name for a name, then greets",
+            &NO_ARGS,
+        ),
+        irr_elicitation,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_sampling",
+            "Asks the client's model the capital of France",
+            &NO_ARGS,
+        ),
+        irr_sampling,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_list_roots",
+            "Asks for the client's roots",
+            &NO_ARGS,
+        ),
+        irr_list_roots,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_request_state",
+            "Asks for a confirmation with sealed requestState",
+            &NO_ARGS,
+        ),
+        irr_request_state,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_multiple_inputs",
+            "Asks for a form, a model answer and the roots at once",
+            &NO_ARGS,
+        ),
+        irr_multiple_inputs,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_multi_round",
+            "Asks twice, with a new requestState each round",
+            &NO_ARGS,
+        ),
+        irr_multi_round,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_tampered_state",
+            "Asks with sealed requestState; an altered one is refused",
+            &NO_ARGS,
+        ),
+        irr_tampered_state,
+    ),
+    Tool::new(
+        tool(
+            "test_input_required_result_capabilities",
+            "Asks only for what the client declared it can answer",
+            &NO_ARGS,
+        ),
+        irr_capabilities,
+    ),
+    Tool::new(
+        tool(
+            "test_custom_headers",
+            "Arguments mirrored into Mcp-Param-* headers (x-mcp-header)",
+            &CUSTOM_HEADER_ARGS,
+        ),
+        custom_headers,
+    ),
 ];
 
 fn static_text<'a>(_: &'a (), req: ReadRequest<'a>, mut c: Contents<'_>) -> ResourceOutcome<'a> {
@@ -523,6 +897,11 @@ static PROMPTS: &[Prompt<()>] = &[
             .description("A prompt that includes image content"),
         prompt_with_image,
     ),
+    Prompt::new(
+        PromptDescriptor::new("test_input_required_result_prompt", &[])
+            .description("Asks for context (input_required) before its messages"),
+        irr_prompt,
+    ),
 ];
 
 fn complete<'a>(
@@ -540,7 +919,8 @@ fn complete<'a>(
     out.finish()
 }
 
-static SERVER: Server<'static, ()> =
+/// The fixture's server; `main` adds the secret that seals request state.
+const SERVER: Server<'static, ()> =
     Server::new(ServerInfo::new("picomcp-conformance-fixture", "0.1.0"), ())
         .tools(TOOLS)
         .resources(RESOURCES)
@@ -553,8 +933,13 @@ static SESSIONS: Mutex<Sessions<256>> = Mutex::new(Sessions::new());
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N]",
+        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH]",
         3001,
     );
-    serve::run("conformance_fixture", &SERVER, &SESSIONS, port, limits);
+    // The input-required-result tools seal their requestState: with the
+    // --key-file secret, else a random one for this process (never a key
+    // from the source).
+    let key = serve::secret("conformance_fixture", limits.key_file);
+    let server: &'static Server<'static, ()> = Box::leak(Box::new(SERVER.request_state_key(key)));
+    serve::run("conformance_fixture", server, &SESSIONS, port, limits);
 }
