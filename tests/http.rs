@@ -32,6 +32,20 @@ struct Answer {
     body: String,
 }
 
+impl Answer {
+    /// A response and its body, `out[..body_len]`.
+    fn of(r: &Response, out: &[u8]) -> Self {
+        Answer {
+            status: r.status,
+            headers: r
+                .headers()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            body: String::from_utf8(out[..r.body_len].to_vec()).unwrap(),
+        }
+    }
+}
+
 impl Endpoint {
     fn new() -> Self {
         Self {
@@ -58,14 +72,7 @@ impl Endpoint {
             Request::new(method, headers, &mut body, self.now),
             &mut out,
         );
-        Answer {
-            status: r.status,
-            headers: r
-                .headers()
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .collect(),
-            body: String::from_utf8(out[..r.body_len].to_vec()).unwrap(),
-        }
+        Answer::of(&r, &out)
     }
 
     fn post(&mut self, headers: &[(&str, &str)], body: &str) -> Answer {
@@ -1041,18 +1048,13 @@ mod param_headers {
     static SERVER: Server<'static, ()> =
         Server::new(ServerInfo::new("params", "1.0.0"), ()).tools(TOOLS);
 
-    fn call(args: &str, params: &[(&str, &str)]) -> Answer {
-        let body = modern_call(1, "execute_sql", args);
-        let mut headers = vec![
-            HOST,
-            ACCEPT,
-            CT,
-            MV,
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "execute_sql"),
-        ];
-        headers.extend_from_slice(params);
-        let mut body = body.into_bytes();
+    /// POST `body` with the 2026-07-28 headers for `method` (and `Mcp-Name`
+    /// when given) plus `extra`.
+    fn post(method: &str, name: Option<&str>, body: &str, extra: &[(&str, &str)]) -> Answer {
+        let mut headers = vec![HOST, ACCEPT, CT, MV, ("Mcp-Method", method)];
+        headers.extend(name.map(|n| ("Mcp-Name", n)));
+        headers.extend_from_slice(extra);
+        let mut body = body.as_bytes().to_vec();
         let mut out = vec![0u8; 4096];
         let r = Http::new(&SERVER).handle(
             &mut Sessions::<1>::new(),
@@ -1060,30 +1062,19 @@ mod param_headers {
             Request::post(&headers[..], &mut body, 0),
             &mut out,
         );
-        Answer {
-            status: r.status,
-            headers: r
-                .headers()
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .collect(),
-            body: String::from_utf8(out[..r.body_len].to_vec()).unwrap(),
-        }
+        Answer::of(&r, &out)
+    }
+
+    fn call(args: &str, params: &[(&str, &str)]) -> Answer {
+        let body = modern_call(1, "execute_sql", args);
+        post("tools/call", Some("execute_sql"), &body, params)
     }
 
     #[test]
     fn the_schema_lists_the_annotation() {
-        let mut body =
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{ENV}}}}}"#)
-                .into_bytes();
-        let headers = [HOST, ACCEPT, CT, MV, ("Mcp-Method", "tools/list")];
-        let mut out = vec![0u8; 4096];
-        let r = Http::new(&SERVER).handle(
-            &mut Sessions::<1>::new(),
-            &mut |_: &mut [u8; 16]| {},
-            Request::post(&headers[..], &mut body, 0),
-            &mut out,
-        );
-        let text = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{ENV}}}}}"#);
+        let text = post("tools/list", None, &body, &[]).body;
         assert!(
             text.contains(r#""region":{"type":"string","x-mcp-header":"Region"}"#),
             "{text}"
@@ -1178,44 +1169,14 @@ mod param_headers {
     fn only_a_complete_envelope_and_a_known_tool_are_checked() {
         // An unknown tool: the core's -32602, not a header mismatch.
         let body = modern_call(2, "nope", r#"{"region":"eu"}"#);
-        let mut body = body.into_bytes();
-        let headers = [
-            HOST,
-            ACCEPT,
-            CT,
-            MV,
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "nope"),
-        ];
-        let mut out = vec![0u8; 4096];
-        let r = Http::new(&SERVER).handle(
-            &mut Sessions::<1>::new(),
-            &mut |_: &mut [u8; 16]| {},
-            Request::post(&headers[..], &mut body, 0),
-            &mut out,
-        );
-        let text = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        let text = post("tools/call", Some("nope"), &body, &[]).body;
         assert!(
             text.contains(r#""code":-32602"#) && text.contains("Unknown tool"),
             "{text}"
         );
         // A missing envelope key is the core's -32602 first.
-        let mut body = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_sql","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_vec();
-        let headers = [
-            HOST,
-            ACCEPT,
-            CT,
-            MV,
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "execute_sql"),
-        ];
-        let r = Http::new(&SERVER).handle(
-            &mut Sessions::<1>::new(),
-            &mut |_: &mut [u8; 16]| {},
-            Request::post(&headers[..], &mut body, 0),
-            &mut out,
-        );
-        let text = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_sql","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let text = post("tools/call", Some("execute_sql"), body, &[]).body;
         assert!(
             text.contains(r#""code":-32602"#) && text.contains("clientCapabilities"),
             "{text}"
