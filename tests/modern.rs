@@ -400,3 +400,19 @@ fn modern_connection_stays_modern_and_is_allocation_free_compatible() {
     assert!(legacy["result"].get("resultType").is_none());
     let _ = &BOOKSHOP;
 }
+
+/// On a stream's 2026-07-28 connection an `initialize` is refused with
+/// `-32022`, enveloped or not (over HTTP, under `MCP-Protocol-Version:
+/// 2026-07-28`, an enveloped one is a removed method instead: tests/http.rs).
+#[test]
+fn an_enveloped_initialize_on_a_modern_stream_connection_is_32022() {
+    let enveloped = r#"{"jsonrpc":"2.0","id":88,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp","version":"0.1.0"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let out = run(&[req(1, "tools/list", &env("")), enveloped.into()]);
+    let v = parse(&out[1]);
+    assert_eq!(v["id"], 88);
+    assert_eq!(v["error"]["code"], -32022, "{v}");
+    assert_eq!(
+        v["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})
+    );
+}

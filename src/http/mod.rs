@@ -147,7 +147,7 @@ use crate::error::HEADER_MISMATCH;
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
 use crate::schema::Schema;
-use crate::server::{CallEvent, Connection, Server, Waiting};
+use crate::server::{CallEvent, Connection, Origin, Server, Waiting};
 use crate::wire::json::{self, Limits, Outline};
 
 /// One HTTP request, as [`Http::handle`] needs it.
@@ -392,9 +392,19 @@ impl<'a, S> Http<'a, S> {
                 return error(out, 400, view.id(), HEADER_MISMATCH, message.as_str());
             }
         }
-        let answer =
-            self.server
-                .handle_outlined(&mut Connection::modern(), body, &outline, out, None, None);
+        let answer = self.server.handle_outlined(
+            &mut Connection::modern(),
+            body,
+            &outline,
+            out,
+            None,
+            None,
+            if modern_header {
+                Origin::ClaimedModern
+            } else {
+                Origin::Alone
+            },
+        );
         respond(out, answer, Status::Modern)
     }
 
@@ -437,9 +447,15 @@ impl<'a, S> Http<'a, S> {
         }
         if opens_session {
             let mut conn = Connection::new();
-            let answer = self
-                .server
-                .handle_outlined(&mut conn, body, outline, out, None, None);
+            let answer = self.server.handle_outlined(
+                &mut conn,
+                body,
+                outline,
+                out,
+                None,
+                None,
+                Origin::Alone,
+            );
             let mut r = respond(out, answer, Status::Handshake);
             if matches!(conn, Connection::Ready(_)) {
                 let mut id = SessionId([0; 16]);
@@ -463,16 +479,28 @@ impl<'a, S> Http<'a, S> {
             return refuse(out, Refusal::SessionNotFound);
         };
         let Some(waiting) = waiting else {
-            let answer = self
-                .server
-                .handle_outlined(&mut conn, body, outline, out, None, None);
+            let answer = self.server.handle_outlined(
+                &mut conn,
+                body,
+                outline,
+                out,
+                None,
+                None,
+                Origin::Alone,
+            );
             sessions.save(&id, conn, now);
             return respond(out, answer, Status::Handshake);
         };
         let mut view = waiting.view_for(id.0);
-        let answer =
-            self.server
-                .handle_outlined(&mut conn, body, outline, out, None, Some(&mut view));
+        let answer = self.server.handle_outlined(
+            &mut conn,
+            body,
+            outline,
+            out,
+            None,
+            Some(&mut view),
+            Origin::Alone,
+        );
         sessions.save(&id, conn, now);
         match view.event {
             None => respond(out, answer, Status::Handshake),

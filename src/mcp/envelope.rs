@@ -102,8 +102,12 @@ const MISSING: &str = "params._meta is missing the required envelope key(s): ";
 pub(crate) fn check<'a>(
     is_initialize: bool,
     params: Option<Value<'a>>,
+    claimed: bool,
 ) -> Result<Modern, Fault<'a>> {
-    if is_initialize && !is_enveloped(params.and_then(|p| p.get("_meta"))) {
+    // On a modern connection an `initialize` is refused (`-32022`): unless
+    // the transport claims 2026-07-28 for an enveloped one (HTTP), which is
+    // then a request for a method that revision removed.
+    if is_initialize && !(claimed && is_enveloped(params.and_then(|p| p.get("_meta")))) {
         let requested = params
             .and_then(|p| p.get("protocolVersion"))
             .and_then(|v| v.as_str());
@@ -214,7 +218,7 @@ mod tests {
 
     fn run(params: &[u8]) -> Result<Modern, (i32, std::string::String, bool)> {
         let v = Value::parse(params, &crate::wire::json::Limits::DEFAULT).unwrap();
-        check(false, Some(v)).map_err(|f| {
+        check(false, Some(v), false).map_err(|f| {
             (
                 f.code.get(),
                 std::format!("{}", f.message),
@@ -297,7 +301,7 @@ mod tests {
             &crate::wire::json::Limits::DEFAULT,
         )
         .unwrap();
-        let f = check(true, Some(v)).unwrap_err();
+        let f = check(true, Some(v), false).unwrap_err();
         assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(
             f.requested.flatten().map(|r| r.raw()),
@@ -318,26 +322,30 @@ mod tests {
     }
 
     #[test]
-    fn an_enveloped_initialize_climbs_the_ladder() {
+    fn an_enveloped_initialize_climbs_the_ladder_where_the_transport_claims_2026() {
         let parse =
             |json: &'static [u8]| Value::parse(json, &crate::wire::json::Limits::DEFAULT).unwrap();
-        // It speaks 2026-07-28: checked like any request (and then answered
-        // as a removed method by the dispatcher).
+        // Over HTTP under `MCP-Protocol-Version: 2026-07-28` it speaks
+        // 2026-07-28: checked like any request (and then answered as a
+        // removed method by the dispatcher).
         let enveloped = parse(
             br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
         );
-        assert!(check(true, Some(enveloped)).is_ok());
+        assert!(check(true, Some(enveloped), true).is_ok());
+        // On a stream's modern connection it is refused, enveloped or not.
+        let f = check(true, Some(enveloped), false).unwrap_err();
+        assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         let bad_version = parse(
             br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}"#,
         );
-        let f = check(true, Some(bad_version)).unwrap_err();
+        let f = check(true, Some(bad_version), true).unwrap_err();
         assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(
             f.requested.flatten().map(|r| r.raw()),
             Some(&b"2099-01-01"[..])
         );
         // Without the envelope it is handshake traffic: -32022 first.
-        let f = check(true, None).unwrap_err();
+        let f = check(true, None, true).unwrap_err();
         assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert!(matches!(f.requested, Some(None)));
     }

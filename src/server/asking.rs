@@ -6,6 +6,7 @@
 use super::Connection;
 use super::Server;
 use super::out::{Data, Out, Wrote};
+use super::route::Origin;
 use super::waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, WaitingView, write_request_id};
 use crate::context::{Mrtr, Notify};
 use crate::error::INTERNAL_ERROR;
@@ -133,7 +134,7 @@ impl<S> Server<'_, S> {
                 None,
                 w,
                 notify,
-                false,
+                Origin::Alone,
                 None,
                 Some((slot, answers)),
             )

@@ -415,7 +415,7 @@ mod tests {
         let v = Value::trusted(
             br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"error"}}"#,
         );
-        let modern = crate::mcp::envelope::check(false, Some(v)).unwrap();
+        let modern = crate::mcp::envelope::check(false, Some(v), false).unwrap();
         let on = RequestInfo::modern(modern, true, facts());
         assert!(on.is_modern());
         assert_eq!(on.version(), ProtocolVersion::V2026_07_28);

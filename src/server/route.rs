@@ -20,6 +20,20 @@ use crate::wire::emit::{Decimal, Writer};
 use crate::wire::envelope::{self as jsonrpc, Envelope};
 use crate::wire::json::{self, Kind, Value};
 
+/// Where a message comes from, for the rules that depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// A frame of its own (a stream's line, an HTTP body).
+    Alone,
+    /// An element of a batch (no `initialize`, no waiting).
+    Batch,
+    /// An HTTP body the transport claims is 2026-07-28
+    /// (`MCP-Protocol-Version: 2026-07-28`): an enveloped `initialize` there
+    /// is a request for a method the revision removed (`-32601`), where a
+    /// stream answers `initialize` on a modern connection `-32022`.
+    ClaimedModern,
+}
+
 impl<S> Server<'_, S> {
     /// Validate one frame (once, under the server's [`Limits`](json::Limits),
     /// recording its [`Outline`](json::Outline)) and answer it.
@@ -39,7 +53,9 @@ impl<S> Server<'_, S> {
         }
         let mut outline = json::Outline::new();
         match json::validate_outlined(frame, &self.limits, &mut outline) {
-            Ok(()) => self.handle_outlined(conn, frame, &outline, out, notify, waiting),
+            Ok(()) => {
+                self.handle_outlined(conn, frame, &outline, out, notify, waiting, Origin::Alone)
+            }
             Err(e) => Self::parse_error(e, out),
         }
     }
@@ -66,6 +82,7 @@ impl<S> Server<'_, S> {
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
         waiting: Option<&mut WaitingView<'_>>,
+        origin: Origin,
     ) -> Answer {
         let mut w = answer_writer(out);
         let wrote = if Value::trusted(frame).kind() == Kind::Array {
@@ -78,7 +95,7 @@ impl<S> Server<'_, S> {
                 Some(outline),
                 &mut w,
                 notify,
-                false,
+                origin,
                 waiting,
                 None,
             )
@@ -151,7 +168,7 @@ impl<S> Server<'_, S> {
                 None,
                 w,
                 sink,
-                true,
+                Origin::Batch,
                 waiting.as_deref_mut(),
                 None,
             ) {
@@ -203,10 +220,11 @@ impl<S> Server<'_, S> {
         outline: Option<&json::Outline>,
         w: &mut Writer<'_>,
         notify: Option<&mut dyn Notify>,
-        in_batch: bool,
+        origin: Origin,
         mut waiting: Option<&mut WaitingView<'_>>,
         retry: Option<(usize, Mrtr<'_>)>,
     ) -> Wrote {
+        let in_batch = origin == Origin::Batch;
         let value = Value::trusted(frame);
         let parsed = match outline.and_then(|o| o.members(frame, None)) {
             Some(mut members) => jsonrpc::parse_members(value, &mut members),
@@ -295,7 +313,8 @@ impl<S> Server<'_, S> {
         let session = match conn {
             Connection::Modern => {
                 resp.stamp = Some(self.info);
-                let info = match envelope::check(is_initialize, params) {
+                let claimed = origin == Origin::ClaimedModern;
+                let info = match envelope::check(is_initialize, params, claimed) {
                     Ok(modern) => RequestInfo::modern(modern, self.logging, facts),
                     Err(fault) => return resp.fault(fault),
                 };
