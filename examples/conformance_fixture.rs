@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release --example conformance_fixture -- --port 3001
 //! scripts/conformance.sh   # builds this, runs the suite, checks every check
+//! cargo run --release --example conformance_fixture -- --stdio   # stdin/stdout
 //! ```
 //!
 //! Every `test_*` tool, resource, template and prompt the suite's server
@@ -32,7 +33,9 @@ use picomcp::resource::{
     TemplateDescriptor,
 };
 use picomcp::schema::{Composition, DRAFT_2020_12, Def, Literal, Property, Schema};
+use picomcp::server::Waiting;
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
+use picomcp::transport::{Stdio, serve_waiting};
 use picomcp::wire::json::{JsonStr, Kind};
 use picomcp::{LogLevel, ResourceNotFound, Server, ServerInfo, ToolError};
 
@@ -932,14 +935,45 @@ const SERVER: Server<'static, ()> =
 static SESSIONS: Mutex<Sessions<256>> = Mutex::new(Sessions::new());
 
 fn main() {
-    let (port, limits) = serve::args(
-        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH]",
+    // `--stdio` (first): the same server on stdin/stdout instead of HTTP.
+    let stdio = std::env::args().nth(1).as_deref() == Some("--stdio");
+    let (port, limits) = serve::args_from(
+        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH]\n       conformance_fixture --stdio [--max-body BYTES] [--max-response BYTES] [--key-file PATH]",
         3001,
+        std::env::args().skip(if stdio { 2 } else { 1 }),
     );
     // The input-required-result tools seal their requestState: with the
     // --key-file secret, else a random one for this process (never a key
     // from the source).
     let key = serve::secret("conformance_fixture", limits.key_file);
     let server: &'static Server<'static, ()> = Box::leak(Box::new(SERVER.request_state_key(key)));
-    serve::run("conformance_fixture", server, &SESSIONS, port, limits);
+    if stdio {
+        serve_stdio(server, limits);
+    } else {
+        serve::run("conformance_fixture", server, &SESSIONS, port, limits);
+    }
+}
+
+/// `--stdio`: one connection on stdin/stdout until EOF. `--max-body` bounds
+/// a message, `--max-response` an answer; calls that ask the client on the
+/// handshake era (elicitation, sampling, roots) send their requests on
+/// stdout and wait here, 4 at once, 16 KiB each.
+fn serve_stdio(server: &'static Server<'static, ()>, limits: serve::Limits) {
+    let mut input = vec![0u8; limits.max_body];
+    let mut output = vec![0u8; limits.max_response];
+    let mut waiting = Box::new(Waiting::<4, { 16 << 10 }>::new());
+    match serve_waiting(
+        server,
+        &mut Stdio::new(),
+        &mut input,
+        &mut output,
+        &mut waiting,
+    ) {
+        Ok(()) => {}
+        Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("conformance_fixture: {e}");
+            std::process::exit(1);
+        }
+    }
 }

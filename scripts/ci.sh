@@ -104,6 +104,10 @@ step "interop: the official TypeScript SDK client drives the bookshop on stdio a
 # 2026-07-28 client; the Python SDK covers that era above.
 scripts/interop_ts.sh
 
+step "interop, roots: the Python and TypeScript SDK clients answer roots/list from conformance_fixture on stdio and over HTTP"
+cargo build --release --example conformance_fixture
+scripts/interop_roots.sh
+
 step "embedded: no_std targets, the firmware under QEMU, its footprint"
 # Budgets: flash <= 72 KiB, static RAM + peak stack <= 16 KiB (the
 # defaults of scripts/embedded.sh).

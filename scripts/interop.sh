@@ -28,6 +28,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 echo "interop: installing $requirements into $venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+# PICOMCP_INTEROP_SETUP_ONLY=1: only make the venv (scripts/interop_roots.sh).
+[ "${PICOMCP_INTEROP_SETUP_ONLY:-0}" = 1 ] && exit 0
 
 if [ "$#" -eq 0 ]; then
     set -- "${CARGO_TARGET_DIR:-target}/release/bookshop"

@@ -44,6 +44,8 @@ if ! cmp -s tests/interop/package.json "$DIR/package.json" ||
     cp tests/interop/package.json tests/interop/package-lock.json "$DIR/"
     (cd "$DIR" && npm install --no-audit --no-fund --loglevel=error)
 fi
+# PICOMCP_INTEROP_SETUP_ONLY=1: only install the SDK (scripts/interop_roots.sh).
+[ "${PICOMCP_INTEROP_SETUP_ONLY:-0}" = 1 ] && exit 0
 
 for b in "$BIN/bookshop" "$BIN/examples/http_bookshop"; do
     [ -x "$b" ] || { echo "interop_ts: $b not found (see Build first above)" >&2; exit 1; }

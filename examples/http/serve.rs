@@ -283,10 +283,20 @@ pub fn run<S: Sync + 'static, const N: usize>(
 }
 
 /// `--port N` (default `default`) and `--max-body BYTES` from the command line.
+#[allow(dead_code)] // conformance_fixture takes a leading `--stdio` first
 pub fn args(usage: &str, default_port: u16) -> (u16, Limits) {
+    args_from(usage, default_port, std::env::args().skip(1))
+}
+
+/// [`args`] over the given arguments (a caller that takes a leading flag of
+/// its own passes the rest).
+pub fn args_from(
+    usage: &str,
+    default_port: u16,
+    mut args: impl Iterator<Item = String>,
+) -> (u16, Limits) {
     let mut port = default_port;
     let mut limits = Limits::default();
-    let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let text = args.next();
         let value = text.as_deref().and_then(|v| v.parse::<usize>().ok());
