@@ -74,6 +74,7 @@ impl<S> Server<'_, S> {
     /// Answer a frame already validated under the server's limits, whose
     /// outline is `outline` (the HTTP mapping validates a body once and
     /// comes in here).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_outlined(
         &self,
         conn: &mut Connection,
