@@ -4,9 +4,9 @@
 //! caller-owned [`Waiting`](super::Waiting) store ([`WaitingView`]).
 
 use super::Connection;
+use super::Origin;
 use super::Server;
 use super::out::{Data, Out, Wrote};
-use super::route::Origin;
 use super::waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, WaitingView, write_request_id};
 use crate::context::{Mrtr, Notify};
 use crate::error::INTERNAL_ERROR;

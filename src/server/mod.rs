@@ -55,7 +55,7 @@ mod tools;
 mod waiting;
 
 pub(crate) use out::{Answer, write_error};
-pub(crate) use route::Origin;
+pub(crate) use session::Origin;
 pub use session::{ClientCapabilities, Connection, Ready, Session, Uninitialized};
 pub(crate) use waiting::{CallEvent, WaitingView};
 pub use waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, Waiting};

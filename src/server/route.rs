@@ -9,7 +9,7 @@ use super::out::Answer;
 use super::out::{Data, Out, Wrote, answer_writer, finish};
 use super::params::{NamedSpans, ParamsScan, progress_token, span};
 use super::waiting::{NoRoom, WaitingView};
-use super::{Connection, Server, Session};
+use super::{Connection, Origin, Server, Session};
 use crate::context::{Mrtr, Notify};
 use crate::error::{
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
@@ -19,20 +19,6 @@ use crate::mcp::{Era, LogLevel, Method, ProtocolVersion};
 use crate::wire::emit::{Decimal, Writer};
 use crate::wire::envelope::{self as jsonrpc, Envelope};
 use crate::wire::json::{self, Kind, Value};
-
-/// Where a message comes from, for the rules that depend on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Origin {
-    /// A frame of its own (a stream's line, an HTTP body).
-    Alone,
-    /// An element of a batch (no `initialize`, no waiting).
-    Batch,
-    /// An HTTP body the transport claims is 2026-07-28
-    /// (`MCP-Protocol-Version: 2026-07-28`): an enveloped `initialize` there
-    /// is a request for a method the revision removed (`-32601`), where a
-    /// stream answers `initialize` on a modern connection `-32022`.
-    ClaimedModern,
-}
 
 impl<S> Server<'_, S> {
     /// Validate one frame (once, under the server's [`Limits`](json::Limits),

@@ -158,6 +158,20 @@ impl Default for Connection {
     }
 }
 
+/// Where a message comes from, for the rules that depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// A frame of its own (a stream's line, an HTTP body).
+    Alone,
+    /// An element of a batch (no `initialize`, no waiting).
+    Batch,
+    /// An HTTP body the transport claims is 2026-07-28
+    /// (`MCP-Protocol-Version: 2026-07-28`): an enveloped `initialize` there
+    /// is a request for a method the revision removed (`-32601`), where a
+    /// stream answers `initialize` on a modern connection `-32022`.
+    ClaimedModern,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
