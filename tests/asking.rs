@@ -536,3 +536,68 @@ fn the_stdio_loop_asks_on_the_same_stream() {
         (json!(1), "Reserved Dune")
     );
 }
+
+/// The waiting rules, version by version, with a call that asks for roots
+/// (roots and sampling exist on every handshake version): other requests
+/// served meanwhile, unknown ids ignored, a client error fails the call,
+/// cancellation drops it, a full store refuses, more than 8 rounds fail.
+#[test]
+fn the_waiting_rules_hold_on_every_handshake_version() {
+    let roots = json!({"roots":[{"uri":"file:///a"}]});
+    let ping = json!({"jsonrpc":"2.0","id":99,"method":"ping"});
+    for version in HANDSHAKE {
+        let mut c = Client::<_, 1, 1024>::new(&ASKER, version, json!({"roots":{}}));
+        // Served while waiting; unknown ids ignored; then the answer.
+        let ask = c.send(&call(1, "roots", json!({"rounds": 1})))[0].clone();
+        assert_eq!(c.send(&ping)[0]["result"], json!({}), "{version}");
+        assert!(
+            c.send(&answer(&json!("picomcp-0-999-0"), roots.clone()))
+                .is_empty()
+        );
+        let out = c.send(&answer(&ask["id"], roots.clone()));
+        assert_eq!(
+            (out[0]["id"].clone(), text(&out[0])),
+            (json!(1), "1 roots after 1 rounds"),
+            "{version}"
+        );
+        // A client error fails the call.
+        let ask = c.send(&call(2, "roots", json!({"rounds": 1})))[0].clone();
+        let out = c.send(
+            &json!({"jsonrpc":"2.0","id":ask["id"],"error":{"code":-32601,"message":"no roots"}}),
+        );
+        assert_eq!(
+            out[0]["error"],
+            json!({"code":-32603,"message":"the client refused input request roots (roots/list): no roots"}),
+            "{version}"
+        );
+        // Cancelled: no answer, ever; the late answer is ignored.
+        let ask = c.send(&call(3, "roots", json!({"rounds": 1})))[0].clone();
+        assert!(c.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})).is_empty());
+        assert!(
+            c.send(&answer(&ask["id"], roots.clone())).is_empty(),
+            "{version}"
+        );
+        // The store holds one call: a second one is refused, the first kept.
+        let ask = c.send(&call(4, "roots", json!({"rounds": 1})))[0].clone();
+        let out = c.send(&call(5, "roots", json!({"rounds": 1})));
+        assert_eq!(
+            out[0]["error"]["message"],
+            "cannot wait for the client's input: all 1 waiting-call slots are in use",
+            "{version}"
+        );
+        assert_eq!(
+            text(&c.send(&answer(&ask["id"], roots.clone()))[0]),
+            "1 roots after 1 rounds"
+        );
+        // More than 8 rounds.
+        let mut out = c.send(&call(6, "roots", json!({"rounds": MAX_ROUNDS + 1})));
+        for _ in 0..MAX_ROUNDS {
+            out = c.send(&answer(&out[0]["id"], roots.clone()));
+        }
+        assert_eq!(
+            out[0]["error"]["message"], "the handler asked for input more than 8 times",
+            "{version}"
+        );
+        assert!(c.waiting.is_empty());
+    }
+}
