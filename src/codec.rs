@@ -112,15 +112,13 @@ impl fmt::Display for Decimal {
 // Base64
 // ---------------------------------------------------------------------------
 
-/// A base64 alphabet (RFC 4648 §4 and §5), or either for decoding.
+/// A base64 alphabet (RFC 4648 §4 and §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Alphabet {
     /// `+` and `/`.
     Standard,
     /// `-` and `_` (URL- and filename-safe).
     Url,
-    /// Decoding only: accept both.
-    Either,
 }
 
 /// The value of one base64 symbol in `alphabet`.
@@ -129,10 +127,10 @@ pub(crate) fn base64_value(c: u8, alphabet: Alphabet) -> Option<u32> {
         b'A'..=b'Z' => c - b'A',
         b'a'..=b'z' => c - b'a' + 26,
         b'0'..=b'9' => c - b'0' + 52,
-        b'+' if alphabet != Alphabet::Url => 62,
-        b'/' if alphabet != Alphabet::Url => 63,
-        b'-' if alphabet != Alphabet::Standard => 62,
-        b'_' if alphabet != Alphabet::Standard => 63,
+        b'+' if alphabet == Alphabet::Standard => 62,
+        b'/' if alphabet == Alphabet::Standard => 63,
+        b'-' if alphabet == Alphabet::Url => 62,
+        b'_' if alphabet == Alphabet::Url => 63,
         _ => return None,
     };
     Some(u32::from(v))
@@ -309,9 +307,8 @@ mod tests {
                 };
                 let streamed: Result<Vec<u8>, ()> = Base64Decoder::new(&padded, alphabet).collect();
                 assert_eq!(streamed.as_deref(), Ok(&data[..]));
-                let either: Result<Vec<u8>, ()> =
-                    Base64Decoder::new(&bare, Alphabet::Either).collect();
-                assert_eq!(either.as_deref(), Ok(&data[..]));
+                let unpadded: Result<Vec<u8>, ()> = Base64Decoder::new(&bare, alphabet).collect();
+                assert_eq!(unpadded.as_deref(), Ok(&data[..]));
                 let mut buf = bare.clone();
                 let n = base64_decode_in_place(&mut buf, alphabet).unwrap();
                 assert_eq!(&buf[..n], &data[..]);
@@ -331,7 +328,7 @@ mod tests {
             base64_decode_in_place(&mut b"abcde".to_vec(), Alphabet::Url),
             None
         );
-        let mut bad = Base64Decoder::new(b"a!bc", Alphabet::Either);
+        let mut bad = Base64Decoder::new(b"a!bc", Alphabet::Standard);
         assert_eq!(bad.next(), Some(Err(())));
         assert_eq!(bad.next(), None);
     }

@@ -1183,3 +1183,113 @@ mod param_headers {
         );
     }
 }
+
+#[test]
+fn duplicate_unreadable_and_trailing_host_headers_are_refused() {
+    let mut e = Endpoint::new();
+    let twice = refusal(400, "Bad Request: more than one Host or Origin header");
+    let forbidden = refusal(403, "Forbidden: Host or Origin not allowed");
+    // Two Hosts or two Origins: 400, even when the first is allowed.
+    assert_eq!(
+        e.post(&[HOST, ("Host", "evil.example"), ACCEPT, CT], INIT),
+        twice
+    );
+    assert_eq!(
+        e.post(
+            &[
+                HOST,
+                ("Origin", "http://localhost"),
+                ("origin", "http://evil.example"),
+                ACCEPT,
+                CT
+            ],
+            INIT
+        ),
+        twice
+    );
+    // Present but not readable as text: 403, not "absent".
+    assert_eq!(
+        e.post(&[("Host", "l\u{f6}calhost"), ACCEPT, CT], INIT),
+        forbidden
+    );
+    assert_eq!(
+        e.post(
+            &[HOST, ("Origin", "http://localhost\u{7f}"), ACCEPT, CT],
+            INIT
+        ),
+        forbidden
+    );
+    // Anything after `]` but a port: 403.
+    for host in ["[::1]evil.example", "[::1]:", "[::1]:80x", "[::1]x:80"] {
+        assert_eq!(
+            e.post(&[("Host", host), ACCEPT, CT], INIT),
+            forbidden,
+            "{host}"
+        );
+    }
+    for host in ["[::1]", "[::1]:8080"] {
+        assert_eq!(
+            e.post(&[("Host", host), ACCEPT, CT], INIT).status,
+            200,
+            "{host}"
+        );
+    }
+}
+
+#[test]
+fn mcp_name_takes_only_canonical_standard_base64() {
+    let mut e = Endpoint::new();
+    let body = modern_call(10, "caf\u{e9}", "{}");
+    let post = |e: &mut Endpoint, name: &str| {
+        e.post(
+            &[
+                HOST,
+                ACCEPT,
+                CT,
+                MV,
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", name),
+            ],
+            &body,
+        )
+    };
+    // Canonical: the core answers (an unknown tool).
+    let a = post(&mut e, "=?base64?Y2Fmw6k=?=");
+    assert!(a.body.contains("Unknown tool"), "{}", a.body);
+    // Unpadded, URL-safe alphabet, or non-zero unused bits (`l` decodes to
+    // the same bytes as `k`): a header mismatch.
+    for name in [
+        "=?base64?Y2Fmw6k?=",
+        "=?base64?Y2Fmw6l=?=",
+        "=?base64?Y2Fmw6k=?=x",
+    ] {
+        let a = post(&mut e, name);
+        assert_eq!(a.status, 400, "{name}");
+        assert!(a.body.contains(r#""code":-32020"#), "{name}: {}", a.body);
+    }
+    let body = modern_call(11, "a?b", "{}");
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "=?base64?YT9i?="),
+        ],
+        &body,
+    );
+    assert!(a.body.contains("Unknown tool"), "{}", a.body);
+    let a = e.post(
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "=?base64?YT9i_?="),
+        ],
+        &body,
+    );
+    assert_eq!(a.status, 400);
+}

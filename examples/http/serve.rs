@@ -107,6 +107,14 @@ impl Headers for HeaderView<'_> {
     fn get(&self, name: &str) -> Option<&str> {
         self.0.get(name).and_then(|v| v.to_str().ok())
     }
+
+    fn count(&self, name: &str) -> usize {
+        self.0.get_all(name).iter().count()
+    }
+
+    fn unreadable(&self, name: &str) -> bool {
+        self.0.get_all(name).iter().any(|v| v.to_str().is_err())
+    }
 }
 
 /// The session table behind a mutex; every call locks only for itself.

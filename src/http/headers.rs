@@ -3,7 +3,7 @@
 //! against the body.
 
 use super::body::Body;
-use super::params::{decodes_to, sentinel};
+use super::params::{decodes_to, sentinel, strict_base64};
 use super::response::{EVENT_STREAM, JSON};
 use crate::codec::{Alphabet, Base64Decoder};
 use crate::wire::json::JsonStr;
@@ -12,6 +12,22 @@ use crate::wire::json::JsonStr;
 pub trait Headers {
     /// The value of the first header called `name` (any ASCII case), if any.
     fn get(&self, name: &str) -> Option<&str>;
+
+    /// How many headers are called `name`, readable as text or not. The
+    /// default knows only [`get`](Self::get): an adapter over a header map
+    /// should count every occurrence, so a duplicated `Host` or `Origin` is
+    /// refused (`400`).
+    fn count(&self, name: &str) -> usize {
+        usize::from(self.get(name).is_some())
+    }
+
+    /// A header called `name` is present but not readable as text (not
+    /// visible ASCII): `Host` and `Origin` are then refused (`403`) rather
+    /// than taken as absent. The default: never.
+    fn unreadable(&self, name: &str) -> bool {
+        let _ = name;
+        false
+    }
 }
 
 impl Headers for [(&str, &str)] {
@@ -20,11 +36,32 @@ impl Headers for [(&str, &str)] {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| *v)
     }
+
+    fn count(&self, name: &str) -> usize {
+        self.iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .count()
+    }
+
+    fn unreadable(&self, name: &str) -> bool {
+        self.iter().any(|(k, v)| {
+            k.eq_ignore_ascii_case(name)
+                && !v.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
+        })
+    }
 }
 
 impl<const N: usize> Headers for [(&str, &str); N] {
     fn get(&self, name: &str) -> Option<&str> {
         Headers::get(&self[..], name)
+    }
+
+    fn count(&self, name: &str) -> usize {
+        Headers::count(&self[..], name)
+    }
+
+    fn unreadable(&self, name: &str) -> bool {
+        Headers::unreadable(&self[..], name)
     }
 }
 
@@ -32,6 +69,28 @@ impl<H: Headers + ?Sized> Headers for &H {
     fn get(&self, name: &str) -> Option<&str> {
         (**self).get(name)
     }
+
+    fn count(&self, name: &str) -> usize {
+        (**self).count(name)
+    }
+
+    fn unreadable(&self, name: &str) -> bool {
+        (**self).unreadable(name)
+    }
+}
+
+/// `Host` and `Origin` strictly: `Err(true)` when one appears twice (`400`),
+/// `Err(false)` when one is present but unreadable (`403`).
+pub(super) fn single_host_and_origin<H: Headers + ?Sized>(headers: &H) -> Result<(), bool> {
+    for name in ["host", "origin"] {
+        if headers.count(name) > 1 {
+            return Err(true);
+        }
+        if headers.unreadable(name) {
+            return Err(false);
+        }
+    }
+    Ok(())
 }
 
 /// `Host` names an allowed host (`hosts: None`: any host).
@@ -75,8 +134,21 @@ pub(super) fn origin_allowed(
 /// `host[:port]` → `host` (`[v6]:port` → `[v6]`).
 pub(super) fn hostname(authority: &str) -> &str {
     if authority.starts_with('[') {
+        // `[v6]` or `[v6]:port`; anything else after `]` is no host name of
+        // ours (returned whole, it matches no allowed host).
         return match authority.find(']') {
-            Some(end) => &authority[..=end],
+            Some(end) => {
+                let rest = authority.get(end + 1..).unwrap_or_default();
+                let port_ok = rest.is_empty()
+                    || rest
+                        .strip_prefix(':')
+                        .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+                if port_ok {
+                    &authority[..=end]
+                } else {
+                    authority
+                }
+            }
             None => authority,
         };
     }
@@ -171,7 +243,11 @@ pub(super) fn check_modern_headers<H: Headers + ?Sized>(
 /// more lenient than `Mcp-Param-*`, see [`super::params`]).
 pub(super) fn name_matches(name: JsonStr<'_>, header: &str) -> bool {
     match sentinel(header) {
-        Some(b64) => decodes_to(name, Base64Decoder::new(b64.as_bytes(), Alphabet::Either)),
+        // Canonical standard base64 only, as for `Mcp-Param-*`.
+        Some(b64) => {
+            strict_base64(b64)
+                && decodes_to(name, Base64Decoder::new(b64.as_bytes(), Alphabet::Standard))
+        }
         None => name.eq_str(header),
     }
 }

@@ -137,7 +137,10 @@ use core::fmt;
 
 use body::Body;
 pub use headers::Headers;
-use headers::{accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed};
+use headers::{
+    accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed,
+    single_host_and_origin,
+};
 use params::{Message, check_params};
 pub use response::{CallId, Delivery, EVENT_STREAM, JSON, Response, status_for, status_for_error};
 use response::{Refusal, Status, error, refuse, respond, respond_as};
@@ -308,6 +311,13 @@ impl<'a, S> Http<'a, S> {
         H: Headers + ?Sized,
     {
         let headers = req.headers;
+        // Two Hosts (or Origins) are ambiguous (RFC 9112: 400); one that
+        // cannot be read is no allowed host (403), never "absent".
+        match single_host_and_origin(headers) {
+            Ok(()) => {}
+            Err(true) => return refuse(out, Refusal::DuplicateHost),
+            Err(false) => return refuse(out, Refusal::Forbidden),
+        }
         if !host_allowed(self.hosts, headers.get("host"))
             || !origin_allowed(self.hosts, self.origins, headers.get("origin"))
         {

@@ -33,7 +33,7 @@ pub(super) fn decodes_to(s: JsonStr<'_>, mut decoded: Base64Decoder<'_>) -> bool
 /// are: whole 4-symbol groups, at most two `=` and only at the end. (The
 /// conformance suite's test-case table refuses a value without its padding,
 /// or with a symbol outside the alphabet.)
-fn strict_base64(payload: &str) -> bool {
+pub(super) fn strict_base64(payload: &str) -> bool {
     let payload = payload.as_bytes();
     let data = payload
         .iter()
@@ -45,6 +45,21 @@ fn strict_base64(payload: &str) -> bool {
             d.iter()
                 .all(|&b| base64_value(b, Alphabet::Standard).is_some())
         })
+        && canonical_tail(payload.get(..data).unwrap_or_default())
+}
+
+/// The bits past the last whole byte are zero (RFC 4648 §3.5: otherwise two
+/// texts decode to the same bytes, and a check could be told apart from
+/// what it checks).
+fn canonical_tail(data: &[u8]) -> bool {
+    let last = data
+        .last()
+        .and_then(|&b| base64_value(b, Alphabet::Standard));
+    match (data.len() % 4, last) {
+        (2, Some(v)) => v & 0b1111 == 0,
+        (3, Some(v)) => v & 0b11 == 0,
+        _ => true,
+    }
 }
 
 /// Field-value characters of a literal value (RFC 9110 §5.5): visible

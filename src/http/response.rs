@@ -118,8 +118,10 @@ pub const fn status_for_error(code: i64) -> u16 {
 /// message, from one table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Refusal {
-    /// `Host` or `Origin` not allowed.
+    /// `Host` or `Origin` not allowed (or not readable).
     Forbidden,
+    /// `Host` or `Origin` twice.
+    DuplicateHost,
     /// `Accept` lacks JSON or SSE.
     NotAcceptable,
     /// `Content-Type` is not JSON.
@@ -141,6 +143,11 @@ impl Refusal {
                 403,
                 INVALID_REQUEST,
                 "Forbidden: Host or Origin not allowed",
+            ),
+            Refusal::DuplicateHost => (
+                400,
+                INVALID_REQUEST,
+                "Bad Request: more than one Host or Origin header",
             ),
             Refusal::NotAcceptable => (
                 406,
