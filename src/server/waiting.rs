@@ -10,7 +10,8 @@
 //! answers; only then is it answered, with its own id.
 //!
 //! Memory: `N` slots of `B` bytes plus one `B`-byte scratch area and about
-//! 150 bytes of bookkeeping per slot. A slot holds the original request,
+//! 200 bytes of bookkeeping per slot (190 on a 32-bit target, 216 on a
+//! 64-bit one). A slot holds the original request,
 //! the handler's state (at most [`MAX_STATE`](crate::mrtr::MAX_STATE) bytes)
 //! and the answers as one JSON object; a request or answers that do not fit
 //! are refused with an error naming the limit.
@@ -94,7 +95,7 @@ impl Meta {
 /// Memory for calls waiting for the client's answers (handshake era): `N`
 /// calls of at most `B` bytes each (the original request, the handler's
 /// state and the client's answers), plus one `B`-byte scratch area where a
-/// call is run again; about `(N + 1) × B + 150 × N` bytes in all. A request
+/// call is run again; about `(N + 1) × B + 200 × N` bytes in all. A request
 /// or answers that do not fit, or a call while all `N` wait, are answered
 /// with an error naming the limit. Pass it to
 /// [`Server::handle_waiting`](crate::Server::handle_waiting) or
@@ -532,6 +533,15 @@ mod tests {
         ));
         v.release(slot);
         assert_eq!(store.len(), 0);
+    }
+
+    #[test]
+    fn the_documented_size_holds() {
+        // About 200 bytes of bookkeeping per slot, plus the bytes.
+        let per_slot =
+            core::mem::size_of::<Waiting<2, 0>>() - core::mem::size_of::<Waiting<1, 0>>();
+        assert!(per_slot <= 216, "{per_slot} bytes per slot");
+        assert!(core::mem::size_of::<Waiting<2, 768>>() <= 3 * 768 + 2 * 216 + 16);
     }
 
     #[test]
