@@ -56,14 +56,8 @@ RUNS=${RUNS:-$OFFERED}
 cargo build --release --example conformance_fixture
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/conformance_fixture
 
-"$BIN" --port "$PORT" 2> "$DIR/fixture.log" &
-SERVER_PID=$!
-trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
-for _ in $(seq 1 50); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
-  sleep 0.1
-done
-kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DIR/fixture.log" >&2; exit 1; }
+source scripts/lib/serve_http.sh
+start_http_server conformance "$DIR/fixture.log" "$BIN" --port "$PORT"
 
 RESULTS=$DIR/results
 rm -rf "$RESULTS"
@@ -77,7 +71,7 @@ for run in $RUNS; do
   esac
   echo "== conformance: $run (${args[*]}) =="
   # The suite's own exit code is not the verdict (checks.json below is).
-  "$NODE" "$SUITE" server --url "http://localhost:$PORT/mcp" "${args[@]}" \
+  "$NODE" "$SUITE" server --url "$URL" "${args[@]}" \
       -o "$RESULTS/$run" > "$RESULTS/$run.log" 2>&1 || true
   grep -E '^(Running|Total)' "$RESULTS/$run.log" || true
 done

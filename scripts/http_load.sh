@@ -20,13 +20,8 @@ command -v wrk >/dev/null || { apt-get install -y wrk >/dev/null 2>&1 || { apt-g
 
 cargo build --release --example http_bookshop
 BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/http_bookshop
-"$BIN" --port "$PORT" 2>/dev/null &
-PID=$!
-trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true' EXIT
-for _ in $(seq 1 50); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
-  sleep 0.1
-done
+source scripts/lib/serve_http.sh
+start_http_server http_load target/http-load-server.log "$BIN" --port "$PORT"
 
 LUA=$(mktemp --suffix=.lua)
 cat > "$LUA" <<'LUA'
@@ -47,12 +42,12 @@ done = function(summary, latency, requests)
 end
 LUA
 # One checked request first.
-curl -sf -X POST "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' \
+curl -sf -X POST "$URL" -H 'Content-Type: application/json' \
   -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
   -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_author' \
   -d "$(sed -n "s/^wrk.body = '\(.*\)'$/\1/p" "$LUA")" | grep -q 'Frank Herbert' \
   || { echo "http_load: the server did not answer the request" >&2; exit 1; }
 echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency (get_author, 2026-07-28, keep-alive)"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$LUA" "http://127.0.0.1:$PORT/mcp"
-echo "server peak RSS: $(grep VmHWM /proc/$PID/status | awk '{print $2, $3}')"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$LUA" "$URL"
+echo "server peak RSS: $(grep VmHWM /proc/$SERVER_PID/status | awk '{print $2, $3}')"
 rm -f "$LUA"

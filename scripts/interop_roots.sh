@@ -37,29 +37,9 @@ if ! command -v node >/dev/null || [ "$(node -p 'process.versions.node.split("."
 fi
 
 [ -x "$BIN" ] || { echo "interop_roots: $BIN not found (cargo build --release --example conformance_fixture)" >&2; exit 1; }
-mkdir -p target
+source scripts/lib/serve_http.sh
 LOG=target/interop-roots-server.log
-"$BIN" --port "$PORT" 2>"$LOG" &
-SERVER_PID=$!
-stop_server() {
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-}
-trap stop_server EXIT
-# Ready when the server has printed the address it listens on (it binds
-# before printing; with port 0 that line is the only way to learn the port).
-URL=
-for _ in $(seq 1 100); do
-    URL=$(sed -n 's|.*MCP Streamable HTTP on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$LOG" | head -n 1)
-    [ -n "$URL" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$URL" ]; then
-    echo "interop_roots: conformance_fixture did not start listening on 127.0.0.1 (port $PORT)" >&2
-    cat "$LOG" >&2
-    exit 1
-fi
+start_http_server interop_roots "$LOG" "$BIN" --port "$PORT"
 
 echo "interop_roots: stdio: $BIN --stdio; http: $URL"
 py=0
