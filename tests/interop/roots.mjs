@@ -31,10 +31,8 @@
 // failed, 2 on a usage error, 3 when the watchdog fired (each check 20 s, the
 // whole run 120 s; the watchdog kills the servers this process started).
 
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
+import { CheckFailed, Problems, loadSdk, parseArgs, show } from './common.mjs';
 
 const CHECK_TIMEOUT_MS = 20_000;
 const TOTAL_TIMEOUT_MS = 120_000;
@@ -48,75 +46,15 @@ const GREETING = 'Hello from the model';
 const WIRE_LINES_ON_FAILURE = 14;
 const WIRE_LINE_CHARS = 600;
 
-function usage(msg) {
-  console.error(`roots.mjs: ${msg}`);
-  console.error('usage: node tests/interop/roots.mjs [--http URL] [--modules DIR] [-- SERVER_CMD ARGS...]');
-  process.exit(2);
-}
-
-const here = dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
-let httpUrl = null;
-let modulesDir = process.env.PICOMCP_TS_MODULES || join(here, '..', '..', 'target', 'interop-ts', 'node_modules');
-let stdioArgv = null;
-for (let i = 0; i < args.length; i++) {
-  const a = args[i];
-  if (a === '--') {
-    stdioArgv = args.slice(i + 1);
-    break;
-  } else if (a === '--http' && i + 1 < args.length) {
-    httpUrl = args[++i];
-  } else if (a === '--modules' && i + 1 < args.length) {
-    modulesDir = args[++i];
-  } else {
-    usage(`unknown argument ${JSON.stringify(a)}`);
-  }
-}
-if (stdioArgv !== null && stdioArgv.length === 0) usage('no server command after --');
-if (!httpUrl && !stdioArgv) usage('nothing to run: give --http URL and/or a stdio server command after --');
-if (httpUrl) {
-  let u;
-  try {
-    u = new URL(httpUrl);
-  } catch {
-    usage(`--http ${httpUrl}: not a URL`);
-  }
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) usage(`--http ${httpUrl}: loopback addresses only`);
-}
-
-const sdkDir = join(resolve(modulesDir), '@modelcontextprotocol', 'sdk');
-if (!existsSync(join(sdkDir, 'package.json'))) {
-  console.error(`roots.mjs: the SDK is not installed in ${modulesDir} (run scripts/interop_ts.sh)`);
-  process.exit(2);
-}
-const sdkVersion = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8')).version;
-const sdk = (p) => import(pathToFileURL(join(sdkDir, 'dist', 'esm', p)).href);
+const { httpUrl, modulesDir, stdioArgv } = parseArgs('roots.mjs');
+const { sdkVersion, sdk } = loadSdk('roots.mjs', modulesDir);
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
 const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 const { ElicitRequestSchema, CreateMessageRequestSchema, ListRootsRequestSchema, McpError } = await sdk('types.js');
 
-const show = (v) => inspect(v, { depth: 6, breakLength: Infinity });
 const texts = (r) => (r?.content ?? []).map((b) => (b.type === 'text' ? b.text : `<${b.type}>`));
 const isRequest = (m) => m && typeof m === 'object' && 'method' in m && 'id' in m;
-
-class CheckFailed extends Error {}
-
-class Problems {
-  constructor() {
-    this.items = [];
-  }
-  expect(cond, msg) {
-    if (!cond) this.items.push(msg);
-    return !!cond;
-  }
-  eq(actual, expected, what) {
-    return this.expect(isDeepStrictEqual(actual, expected), `${what}: expected ${show(expected)}, got ${show(actual)}`);
-  }
-  done() {
-    if (this.items.length) throw new CheckFailed(this.items.join('; '));
-  }
-}
 
 /** The servers spawned on stdio, killed at the end and by the watchdog. */
 const CHILDREN = new Set();

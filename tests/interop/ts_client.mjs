@@ -58,10 +58,8 @@
 // failed, 2 on a usage error. Each check has a 20 s budget, the whole run
 // 150 s; a watchdog then kills the stdio servers it started and exits 3.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
+import { CheckFailed, Problems, loadSdk, parseArgs, show } from './common.mjs';
 
 const CHECK_TIMEOUT_MS = 20_000;
 const TOTAL_TIMEOUT_MS = 150_000;
@@ -89,51 +87,8 @@ const WIRE_LINE_CHARS = 600;
 
 // ------------------------------------------------------------------ arguments
 
-function usage(msg) {
-  console.error(`ts_client.mjs: ${msg}`);
-  console.error('usage: node tests/interop/ts_client.mjs [--http URL] [--modules DIR] [-- SERVER_CMD ARGS...]');
-  process.exit(2);
-}
-
-const here = dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
-let httpUrl = null;
-let modulesDir = process.env.PICOMCP_TS_MODULES || join(here, '..', '..', 'target', 'interop-ts', 'node_modules');
-let stdioArgv = null;
-for (let i = 0; i < args.length; i++) {
-  const a = args[i];
-  if (a === '--') {
-    stdioArgv = args.slice(i + 1);
-    break;
-  } else if (a === '--http' && i + 1 < args.length) {
-    httpUrl = args[++i];
-  } else if (a === '--modules' && i + 1 < args.length) {
-    modulesDir = args[++i];
-  } else {
-    usage(`unknown argument ${JSON.stringify(a)}`);
-  }
-}
-if (stdioArgv !== null && stdioArgv.length === 0) usage('no server command after --');
-if (!httpUrl && !stdioArgv) usage('nothing to run: give --http URL and/or a stdio server command after --');
-if (httpUrl) {
-  let u;
-  try {
-    u = new URL(httpUrl);
-  } catch {
-    usage(`--http ${httpUrl}: not a URL`);
-  }
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) usage(`--http ${httpUrl}: loopback addresses only`);
-}
-
-// ------------------------------------------------------------------ the SDK
-
-const sdkDir = join(resolve(modulesDir), '@modelcontextprotocol', 'sdk');
-if (!existsSync(join(sdkDir, 'package.json'))) {
-  console.error(`ts_client.mjs: the SDK is not installed in ${modulesDir} (run scripts/interop_ts.sh)`);
-  process.exit(2);
-}
-const sdkVersion = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8')).version;
-const sdk = (p) => import(pathToFileURL(join(sdkDir, 'dist', 'esm', p)).href);
+const { httpUrl, modulesDir, stdioArgv } = parseArgs('ts_client.mjs');
+const { sdkVersion, sdk } = loadSdk('ts_client.mjs', modulesDir);
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
 const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
@@ -143,35 +98,12 @@ const { ElicitRequestSchema, CreateMessageRequestSchema, McpError, ErrorCode, LA
 // ------------------------------------------------------------------ helpers
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const show = (v) => inspect(v, { depth: 6, breakLength: Infinity });
 const sameId = (a, b) => a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
 async function waitUntil(cond, ms = 2000) {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await sleep(10);
   return cond();
-}
-
-class CheckFailed extends Error {}
-
-/** Collects every mismatch of one check so a failure reports all of them. */
-class Problems {
-  constructor() {
-    this.items = [];
-  }
-  add(msg) {
-    this.items.push(msg);
-  }
-  expect(cond, msg) {
-    if (!cond) this.add(msg);
-    return !!cond;
-  }
-  eq(actual, expected, what) {
-    return this.expect(isDeepStrictEqual(actual, expected), `${what}: expected ${show(expected)}, got ${show(actual)}`);
-  }
-  done() {
-    if (this.items.length) throw new CheckFailed(this.items.join('; '));
-  }
 }
 
 function texts(result) {
