@@ -488,31 +488,18 @@ impl<'a, S> Http<'a, S> {
         else {
             return refuse(out, Refusal::SessionNotFound);
         };
-        let Some(waiting) = waiting else {
-            let answer = self.server.handle_outlined(
-                &mut conn,
-                body,
-                outline,
-                out,
-                None,
-                None,
-                Origin::Alone,
-            );
-            sessions.save(&id, conn, now);
-            return respond(out, answer, Status::Handshake);
-        };
-        let mut view = waiting.view_for(id.0);
+        let mut view = waiting.map(|w| w.view_for(id.0));
         let answer = self.server.handle_outlined(
             &mut conn,
             body,
             outline,
             out,
             None,
-            Some(&mut view),
+            view.as_mut(),
             Origin::Alone,
         );
         sessions.save(&id, conn, now);
-        match view.event {
+        match view.and_then(|v| v.event) {
             None => respond(out, answer, Status::Handshake),
             // This request's call waits: its stream stays open.
             Some(CallEvent::Parked(call)) => {

@@ -69,6 +69,14 @@ impl Response {
         }
     }
 
+    /// `status` with `body_len` bytes of `content_type`, no other header.
+    const fn body(status: u16, content_type: &'static str, body_len: usize) -> Self {
+        let mut r = Self::empty(status);
+        r.content_type = Some(content_type);
+        r.body_len = body_len;
+        r
+    }
+
     /// The headers to send, in a fixed order: `Content-Type`,
     /// `Mcp-Session-Id`, `Allow`, `Retry-After`.
     pub fn headers(&self) -> impl Iterator<Item = (&'static str, &str)> {
@@ -195,13 +203,11 @@ pub(super) fn error(
     message: &str,
 ) -> Response {
     let n = crate::server::write_error(out, id, code, message);
-    let mut r = Response::empty(status);
-    if n > 0 {
-        r.content_type = Some(JSON);
+    match n {
+        0 => Response::empty(status),
         // Without the answer's newline.
-        r.body_len = n - 1;
+        _ => Response::body(status, JSON, n - 1),
     }
-    r
 }
 
 /// Which table gives the status of an answer the core wrote.
@@ -248,16 +254,7 @@ pub(super) fn respond_as(out: &mut [u8], answer: Answer, status: Status, sse: bo
     };
     if lines > 1 || sse {
         if let Some(len) = frame_sse(out, n) {
-            return Response {
-                status,
-                content_type: Some(EVENT_STREAM),
-                session_id: None,
-                allow: None,
-                retry_after: None,
-                body_len: len,
-                hold: None,
-                deliver: None,
-            };
+            return Response::body(status, EVENT_STREAM, len);
         }
         // No room for the framing: the response alone, as JSON.
         out.copy_within(last_start..n, 0);
@@ -268,16 +265,7 @@ pub(super) fn respond_as(out: &mut [u8], answer: Answer, status: Status, sse: bo
     } else {
         len
     };
-    Response {
-        status,
-        content_type: Some(JSON),
-        session_id: None,
-        allow: None,
-        retry_after: None,
-        body_len: len,
-        hold: None,
-        deliver: None,
-    }
+    Response::body(status, JSON, len)
 }
 
 const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
