@@ -8,7 +8,7 @@
 use core::fmt;
 
 pub use crate::context::{MAX_PROGRESS_TOKEN, Notify};
-use crate::mcp::{Fields, ProtocolVersion};
+use crate::mcp::{Fields, ProtocolVersion, write_resource_naming};
 use crate::wire::emit::{TextWriter, Writer};
 
 /// Writes exactly one content block.
@@ -84,21 +84,15 @@ impl<'x, 'r> Block<'x, 'r> {
         let w = self.w;
         w.raw(b"{\"type\":\"resource_link\",\"uri\":");
         w.string(link.uri);
-        w.raw(b",\"name\":");
-        w.string(link.name);
-        if let (true, Some(t)) = (fields.title, link.title) {
-            w.raw(b",\"title\":");
-            w.string(t);
-        }
-        if let Some(d) = link.description {
-            w.raw(b",\"description\":");
-            w.string(d);
-        }
-        if let Some(m) = link.mime_type {
-            w.raw(b",\"mimeType\":");
-            w.string(m);
-        }
-        if let Some(s) = link.size {
+        write_resource_naming(
+            w,
+            fields,
+            link.name,
+            link.title,
+            link.description,
+            link.mime_type,
+        );
+        if let (true, Some(s)) = (fields.resource_size, link.size) {
             w.raw(b",\"size\":");
             w.u64(s);
         }

@@ -10,7 +10,7 @@ use crate::content::Block;
 use crate::context::{Ctx, Done};
 use crate::error::ProtocolError;
 pub use crate::mcp::Role;
-use crate::mcp::{Fields, Icon, write_icons};
+use crate::mcp::{Fields, Icon, write_icons, write_naming};
 use crate::wire::emit::Writer;
 
 /// One argument of a prompt.
@@ -95,32 +95,16 @@ impl<'s> PromptDescriptor<'s> {
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
-        w.raw(b"{\"name\":");
-        w.string(self.name);
-        if let (true, Some(t)) = (fields.title, self.title) {
-            w.raw(b",\"title\":");
-            w.string(t);
-        }
-        if let Some(d) = self.description {
-            w.raw(b",\"description\":");
-            w.string(d);
-        }
+        w.raw(b"{");
+        write_naming(w, fields, self.name, self.title, self.description);
         if !self.arguments.is_empty() {
             w.raw(b",\"arguments\":[");
             for (i, a) in self.arguments.iter().enumerate() {
                 if i > 0 {
                     w.raw(b",");
                 }
-                w.raw(b"{\"name\":");
-                w.string(a.name);
-                if let (true, Some(t)) = (fields.title, a.title) {
-                    w.raw(b",\"title\":");
-                    w.string(t);
-                }
-                if let Some(d) = a.description {
-                    w.raw(b",\"description\":");
-                    w.string(d);
-                }
+                w.raw(b"{");
+                write_naming(w, fields, a.name, a.title, a.description);
                 w.raw(b",\"required\":");
                 w.bool(a.required);
                 w.raw(b"}");

@@ -13,7 +13,7 @@ use core::fmt;
 
 use crate::context::{Ctx, Done};
 use crate::error::{ProtocolError, ResourceNotFound};
-use crate::mcp::{Fields, Icon, write_icons};
+use crate::mcp::{Fields, Icon, write_icons, write_resource_naming};
 use crate::wire::emit::{TextWriter, ValueWriter, Writer};
 
 /// Why a read did not produce contents.
@@ -102,7 +102,7 @@ impl<'s> ResourceDescriptor<'s> {
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
         w.raw(b"{\"uri\":");
         w.string(self.uri);
-        write_common(
+        write_resource_naming(
             w,
             fields,
             self.name,
@@ -116,30 +116,6 @@ impl<'s> ResourceDescriptor<'s> {
         }
         write_icons(w, self.icons, fields);
         w.raw(b"}");
-    }
-}
-
-fn write_common(
-    w: &mut Writer<'_>,
-    fields: Fields,
-    name: &str,
-    title: Option<&str>,
-    description: Option<&str>,
-    mime_type: Option<&str>,
-) {
-    w.raw(b",\"name\":");
-    w.string(name);
-    if let (true, Some(t)) = (fields.title, title) {
-        w.raw(b",\"title\":");
-        w.string(t);
-    }
-    if let Some(d) = description {
-        w.raw(b",\"description\":");
-        w.string(d);
-    }
-    if let Some(m) = mime_type {
-        w.raw(b",\"mimeType\":");
-        w.string(m);
     }
 }
 
@@ -194,7 +170,7 @@ impl<'s> TemplateDescriptor<'s> {
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
         w.raw(b"{\"uriTemplate\":");
         w.string(self.uri_template);
-        write_common(
+        write_resource_naming(
             w,
             fields,
             self.name,

@@ -185,6 +185,46 @@ impl<'s> Icon<'s> {
     }
 }
 
+/// Write `"name":…`, then `,"title":…` (when the version has titles) and
+/// `,"description":…` where set: how a tool, a prompt, its arguments, a
+/// resource and a template name themselves.
+pub(crate) fn write_naming(
+    w: &mut Writer<'_>,
+    fields: Fields,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
+    w.raw(b"\"name\":");
+    w.string(name);
+    if let (true, Some(t)) = (fields.title, title) {
+        w.raw(b",\"title\":");
+        w.string(t);
+    }
+    if let Some(d) = description {
+        w.raw(b",\"description\":");
+        w.string(d);
+    }
+}
+
+/// `,"name":…` with `title`, `description` and `mimeType`: what a
+/// resource, a template and a resource link share.
+pub(crate) fn write_resource_naming(
+    w: &mut Writer<'_>,
+    fields: Fields,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    mime_type: Option<&str>,
+) {
+    w.raw(b",");
+    write_naming(w, fields, name, title, description);
+    if let Some(m) = mime_type {
+        w.raw(b",\"mimeType\":");
+        w.string(m);
+    }
+}
+
 /// Write `,"icons":[...]` when the version has icons and there are any.
 pub(crate) fn write_icons(w: &mut Writer<'_>, icons: &[Icon<'_>], fields: Fields) {
     if !fields.icons || icons.is_empty() {

@@ -2,7 +2,7 @@
 //! request can offer the client's model). The handler side is
 //! [`crate::tool`](mod@crate::tool).
 
-use crate::mcp::{Fields, Icon, write_icons};
+use crate::mcp::{Fields, Icon, write_icons, write_naming};
 use crate::schema::Schema;
 use crate::wire::emit::Writer;
 
@@ -132,16 +132,8 @@ impl<'s> ToolDescriptor<'s> {
 
     /// Write the `Tool` object shaped for a version.
     pub(crate) fn write(&self, w: &mut Writer<'_>, fields: Fields) {
-        w.raw(b"{\"name\":");
-        w.string(self.name);
-        if let (true, Some(t)) = (fields.title, self.title) {
-            w.raw(b",\"title\":");
-            w.string(t);
-        }
-        if let Some(d) = self.description {
-            w.raw(b",\"description\":");
-            w.string(d);
-        }
+        w.raw(b"{");
+        write_naming(w, fields, self.name, self.title, self.description);
         w.raw(b",\"inputSchema\":");
         self.input_schema.write(w);
         // Before 2026-07-28 an output schema must describe an object.
