@@ -213,3 +213,16 @@ impl<const N: usize> SessionStore for Sessions<N> {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented cost of a slot: about 40 bytes (a 16-byte id, the
+    /// connection state and the last-used time; 32 on 64-bit targets).
+    #[test]
+    fn slot_size() {
+        let slot = core::mem::size_of::<Sessions<2>>() - core::mem::size_of::<Sessions<1>>();
+        assert!(slot <= 40, "a session slot is {slot} bytes");
+    }
+}
