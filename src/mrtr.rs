@@ -77,9 +77,8 @@ impl<'r> InputRequired<'r> {
         }
         let client = self.ctx.client;
         let declared = match capability {
-            // Elicitation exists from 2025-06-18 on.
             ClientCapability::Elicitation => {
-                client.elicitation && self.ctx.version >= ProtocolVersion::V2025_06_18
+                client.elicitation && self.ctx.version.fields().elicitation
             }
             ClientCapability::Sampling => client.sampling,
             ClientCapability::Roots => client.roots,

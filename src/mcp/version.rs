@@ -108,6 +108,7 @@ impl ProtocolVersion {
             result_type: since!(Self::V2026_07_28),
             non_object_structured: since!(Self::V2026_07_28),
             sampling_tools: since!(Self::V2025_11_25),
+            elicitation: since!(Self::V2025_06_18),
         }
     }
 }
@@ -161,6 +162,8 @@ pub struct Fields {
     pub non_object_structured: bool,
     /// `tools` and `toolChoice` in `sampling/createMessage` (2025-11-25).
     pub sampling_tools: bool,
+    /// `elicitation/create` requests to the client (2025-06-18).
+    pub elicitation: bool,
 }
 
 #[cfg(test)]
@@ -188,5 +191,7 @@ mod tests {
         assert!(!ProtocolVersion::V2025_06_18.fields().batches);
         let new = ProtocolVersion::V2025_11_25.fields();
         assert!(new.title && new.icons && new.structured_content && !new.result_type);
+        assert!(!ProtocolVersion::V2025_03_26.fields().elicitation);
+        assert!(ProtocolVersion::V2025_06_18.fields().elicitation);
     }
 }
