@@ -131,7 +131,7 @@ LAYERS = [
     ["wire"],
     ["error"],
     ["schema", "seal", "mcp"],
-    ["context"],
+    ["context", "changes"],
     ["content", "mrtr", "completion"],
     ["tool", "resource", "prompt"],
     ["derive_support"],

@@ -91,6 +91,7 @@
 
 mod log;
 
+pub mod changes;
 pub mod codec;
 pub mod completion;
 pub mod content;

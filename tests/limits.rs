@@ -45,9 +45,7 @@ fn depth_at_the_limit_and_one_past() {
 fn configured_depth_items_and_string_length() {
     static S: Server<'static, shop::Shop> = Server::new(
         picomcp::ServerInfo::new("l", "1"),
-        shop::Shop {
-            catalog: shop::CATALOG,
-        },
+        shop::Shop::new(shop::CATALOG, &shop::CHANGES),
     )
     .limits(Limits::new().max_depth(4).max_items(5).max_string_len(10));
     // Depth 4 accepted, 5 refused.

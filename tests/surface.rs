@@ -76,9 +76,7 @@ fn completions_capability_only_with_a_handler_and_version() {
     };
     static PLAIN: Server<'static, shop::Shop> = Server::new(
         picomcp::ServerInfo::new("p", "1"),
-        shop::Shop {
-            catalog: shop::CATALOG,
-        },
+        shop::Shop::new(shop::CATALOG, &shop::CHANGES),
     )
     .tools(shop::TOOLS);
     assert_eq!(
@@ -98,9 +96,7 @@ fn completions_capability_only_with_a_handler_and_version() {
 fn methods_of_absent_capabilities_are_not_found() {
     static PLAIN: Server<'static, shop::Shop> = Server::new(
         picomcp::ServerInfo::new("p", "1"),
-        shop::Shop {
-            catalog: shop::CATALOG,
-        },
+        shop::Shop::new(shop::CATALOG, &shop::CHANGES),
     )
     .tools(shop::TOOLS);
     let input = format!(
@@ -284,9 +280,10 @@ fn pagination_by_page_size_walks_every_list() {
                 "top".into(),
                 "reserve".into(),
                 "blurb".into(),
+                "buy".into(),
                 "count".into()
             ],
-            6
+            7
         )
     );
     assert_eq!(
@@ -295,7 +292,7 @@ fn pagination_by_page_size_walks_every_list() {
     );
     assert_eq!(
         walk(&PAGED, "resources/list", "resources", "uri", 8192),
-        (vec!["books://catalog".into()], 1)
+        (vec!["books://catalog".into(), "books://stock".into()], 2)
     );
     assert_eq!(
         walk(
@@ -325,9 +322,7 @@ static MANY_TOOLS: [picomcp::tool::Tool<shop::Shop>; 500] = {
 fn a_server_with_500_tools_pages_in_a_4_kib_buffer() {
     static BIG: Server<'static, shop::Shop> = Server::new(
         picomcp::ServerInfo::new("big", "1"),
-        shop::Shop {
-            catalog: shop::CATALOG,
-        },
+        shop::Shop::new(shop::CATALOG, &shop::CHANGES),
     )
     .tools(&MANY_TOOLS);
     let (names, pages) = walk(&BIG, "tools/list", "tools", "name", 4096);

@@ -246,7 +246,7 @@ fn three_tools(new: bool) -> String {
 }
 
 /// The bookshop tools DESIGN.md adds after the first three.
-const LATER_TOOLS: [&str; 3] = ["count", "reserve", "blurb"];
+const LATER_TOOLS: [&str; 4] = ["count", "reserve", "blurb", "buy"];
 
 /// `line` is the bookshop's `tools/list` answer: `get_author`,
 /// `get_author_strict`, `top` exactly (shaped for the version), followed only
@@ -1653,7 +1653,7 @@ fn resources_list_is_exact() {
         out,
         [ok(
             "1",
-            r#"{"resources":[{"uri":"books://catalog","name":"catalog","description":"All titles in the catalog, as a JSON array.","mimeType":"application/json"}]}"#
+            r#"{"resources":[{"uri":"books://catalog","name":"catalog","description":"All titles in the catalog, as a JSON array.","mimeType":"application/json"},{"uri":"books://stock","name":"stock","description":"The copies left of each title, as a JSON object; subscribe to be told when it changes.","mimeType":"application/json"}]}"#
         )]
     );
 }

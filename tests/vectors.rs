@@ -193,7 +193,10 @@ impl Vector {
         // DESIGN.md's later bookshop tools have no SDK counterpart (the SDK's
         // progress tool is `slow_count`, ours `count`).
         for extra in &names[3..] {
-            assert!(["count", "reserve", "blurb"].contains(extra), "{extra}");
+            assert!(
+                ["count", "reserve", "blurb", "buy"].contains(extra),
+                "{extra}"
+            );
         }
         let mut last = None;
         for t in &ours[..3] {
@@ -720,19 +723,21 @@ fn cancellation() {
 // ---------------------------------------------------------------------------
 // Resources
 
-/// Deliberate: our only fixed resource is `books://catalog` (name `catalog`,
-/// `application/json`); the SDK's catalog is `text/plain` with another
+/// Deliberate: our fixed resources are `books://catalog` (name `catalog`,
+/// `application/json`) and DESIGN.md's `books://stock`, which the SDK's
+/// bookshop does not have; the SDK's catalog is `text/plain` with another
 /// description, and it also lists `books://cover.bin`. Compared: each of our
-/// resources exists in the SDK list with the same name.
+/// resources but `books://stock` exists in the SDK list with the same name.
 #[test]
 fn resources_list() {
     let v = Vector::replay("resources_list");
     v.answered(&[id(1), id(2)]);
     let ours = v.ours(id(2))["result"]["resources"].as_array().unwrap();
     let sdk = v.sdk(id(2))["result"]["resources"].as_array().unwrap();
-    assert_eq!(ours.len(), 1);
+    assert_eq!(ours.len(), 2);
     assert_eq!(ours[0]["mimeType"], "application/json");
-    for r in ours {
+    assert_eq!(ours[1]["uri"], "books://stock");
+    for r in &ours[..1] {
         let s = sdk
             .iter()
             .find(|s| s["uri"] == r["uri"])

@@ -409,6 +409,7 @@ impl<'a, S> Http<'a, S> {
             out,
             None,
             None,
+            None,
             if modern_header {
                 Origin::ClaimedModern
             } else {
@@ -464,6 +465,7 @@ impl<'a, S> Http<'a, S> {
                 out,
                 None,
                 None,
+                None,
                 Origin::Alone,
             );
             let mut r = respond(out, answer, Status::Handshake);
@@ -496,6 +498,7 @@ impl<'a, S> Http<'a, S> {
             out,
             None,
             view.as_mut(),
+            None,
             Origin::Alone,
         );
         sessions.save(&id, conn, now);

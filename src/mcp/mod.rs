@@ -38,6 +38,12 @@ pub enum Method {
     SetLevel,
     /// `server/discover` (2026-07-28)
     Discover,
+    /// `resources/subscribe` (handshake era)
+    Subscribe,
+    /// `resources/unsubscribe` (handshake era)
+    Unsubscribe,
+    /// `subscriptions/listen` (2026-07-28)
+    Listen,
     /// `notifications/initialized`
     Initialized,
     /// `notifications/cancelled`
@@ -48,7 +54,7 @@ pub enum Method {
 
 impl Method {
     /// Most frequent first: lookups compare in this order.
-    const TABLE: [(Method, &'static str); 14] = [
+    const TABLE: [(Method, &'static str); 17] = [
         (Method::ToolsCall, "tools/call"),
         (Method::Ping, "ping"),
         (Method::ToolsList, "tools/list"),
@@ -61,6 +67,9 @@ impl Method {
         (Method::Complete, "completion/complete"),
         (Method::SetLevel, "logging/setLevel"),
         (Method::Discover, "server/discover"),
+        (Method::Subscribe, "resources/subscribe"),
+        (Method::Unsubscribe, "resources/unsubscribe"),
+        (Method::Listen, "subscriptions/listen"),
         (Method::Initialized, "notifications/initialized"),
         (Method::Cancelled, "notifications/cancelled"),
     ];

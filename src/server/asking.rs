@@ -136,6 +136,7 @@ impl<S> Server<'_, S> {
                 notify,
                 Origin::Alone,
                 None,
+                None,
                 Some((slot, answers)),
             )
         };

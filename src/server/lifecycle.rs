@@ -14,6 +14,7 @@ impl<S> Server<'_, S> {
         &self,
         params: Option<Value<'_>>,
         resp: Out<'_, '_>,
+        subscribable: bool,
     ) -> (Wrote, Option<(ProtocolVersion, ClientCapabilities)>) {
         let Some(params) = params else {
             return (resp.invalid_params(), None);
@@ -40,7 +41,7 @@ impl<S> Server<'_, S> {
             w.raw(b"{\"protocolVersion\":");
             w.string(version.as_str());
             w.raw(b",\"capabilities\":");
-            self.write_capabilities(w, fields);
+            self.write_capabilities(w, fields, subscribable);
             w.raw(b",\"serverInfo\":");
             self.info.write(w, fields);
             if let Some(text) = self.instructions {
@@ -52,8 +53,16 @@ impl<S> Server<'_, S> {
         (wrote, Some((version, client)))
     }
 
-    /// The capabilities this server has: derived from what is registered.
-    pub(super) fn write_capabilities(&self, w: &mut Writer<'_>, fields: Fields) {
+    /// The capabilities this server has: derived from what is registered,
+    /// and `resources.subscribe` only where the connection keeps
+    /// subscriptions (`subscribable`) for a server that has a
+    /// [`Changes`](crate::changes::Changes) registry.
+    pub(super) fn write_capabilities(
+        &self,
+        w: &mut Writer<'_>,
+        fields: Fields,
+        subscribable: bool,
+    ) {
         let mut o = w.value().object();
         if self.completion.is_some() && fields.completions {
             o.member("completions").raw_json("{}");
@@ -61,16 +70,19 @@ impl<S> Server<'_, S> {
         if self.logging {
             o.member("logging").raw_json("{}");
         }
+        use crate::changes::List;
+        let changes = |list| subscribable && self.changes.is_some_and(|c| c.announces(list));
         if !self.prompts.is_empty() {
-            o.object("prompts").bool("listChanged", false);
+            o.object("prompts")
+                .bool("listChanged", changes(List::Prompts));
         }
         if self.has_resources() {
             o.object("resources")
-                .bool("subscribe", false)
-                .bool("listChanged", false);
+                .bool("subscribe", subscribable && self.changes.is_some())
+                .bool("listChanged", changes(List::Resources));
         }
         if !self.tools.is_empty() {
-            o.object("tools").bool("listChanged", false);
+            o.object("tools").bool("listChanged", changes(List::Tools));
         }
     }
 }

@@ -51,6 +51,7 @@ mod prompts;
 mod resources;
 mod route;
 mod session;
+mod subscribe;
 mod tools;
 mod waiting;
 
@@ -65,6 +66,7 @@ pub use crate::mcp::{Cache, CacheScope};
 
 use core::fmt;
 
+use crate::changes::{Changes, Subscriber};
 use crate::completion::CompleteFn;
 use crate::context::Notify;
 use crate::error::INVALID_REQUEST;
@@ -105,6 +107,7 @@ pub struct Server<'s, S> {
     cache: Cache,
     state_key: Option<&'s [u8]>,
     limits: Limits,
+    changes: Option<&'s Changes>,
     state: S,
 }
 
@@ -138,6 +141,7 @@ impl<'s, S> Server<'s, S> {
             cache: Cache::NONE,
             state_key: None,
             limits: Limits::DEFAULT,
+            changes: None,
             state,
         }
     }
@@ -240,6 +244,23 @@ impl<'s, S> Server<'s, S> {
         self
     }
 
+    /// Serve subscriptions and change notifications from `changes`
+    /// ([`crate::changes`]): `resources/subscribe` and `resources/unsubscribe`
+    /// (handshake era), `subscriptions/listen` (2026-07-28), and
+    /// `listChanged` for the lists `changes` announces. The capabilities
+    /// say so. Notifications reach a connection that keeps
+    /// [`Subscriptions`](crate::changes::Subscriptions) (the serve loops,
+    /// the HTTP sessions' `GET` streams, a listen stream).
+    pub const fn changes(mut self, changes: &'s Changes) -> Self {
+        self.changes = Some(changes);
+        self
+    }
+
+    /// The change registry, if the server serves subscriptions.
+    pub fn change_registry(&self) -> Option<&'s Changes> {
+        self.changes
+    }
+
     /// The application state.
     pub fn state(&self) -> &S {
         &self.state
@@ -271,7 +292,7 @@ impl<'s, S> Server<'s, S> {
     /// are unescaped in place).
     #[must_use = "the answer is out[..n]: send it"]
     pub fn handle(&self, conn: &mut Connection, frame: &mut [u8], out: &mut [u8]) -> usize {
-        self.handle_inner(conn, frame, out, None, None).len
+        self.handle_inner(conn, frame, out, None, None, None).len
     }
 
     /// Like [`handle`](Self::handle), but each notification a handler sends
@@ -285,7 +306,8 @@ impl<'s, S> Server<'s, S> {
         out: &mut [u8],
         notify: &mut dyn Notify,
     ) -> usize {
-        self.handle_inner(conn, frame, out, Some(notify), None).len
+        self.handle_inner(conn, frame, out, Some(notify), None, None)
+            .len
     }
 
     /// Like [`handle`](Self::handle), on a connection whose calls can wait
@@ -303,7 +325,7 @@ impl<'s, S> Server<'s, S> {
         frame: &mut [u8],
         out: &mut [u8],
     ) -> usize {
-        self.handle_inner(conn, frame, out, None, Some(&mut waiting.view()))
+        self.handle_inner(conn, frame, out, None, Some(&mut waiting.view()), None)
             .len
     }
 
@@ -318,7 +340,32 @@ impl<'s, S> Server<'s, S> {
         out: &mut [u8],
         notify: &mut dyn Notify,
     ) -> usize {
-        self.handle_inner(conn, frame, out, Some(notify), Some(&mut waiting.view()))
+        self.handle_inner(
+            conn,
+            frame,
+            out,
+            Some(notify),
+            Some(&mut waiting.view()),
+            None,
+        )
+        .len
+    }
+
+    /// Like [`handle`](Self::handle), on a connection that keeps
+    /// subscriptions in `subs` ([`crate::changes`]): `resources/subscribe`
+    /// and `resources/unsubscribe` (handshake era) and `subscriptions/listen`
+    /// (2026-07-28) are served there. The notifications due are written by
+    /// [`pending`](Self::pending), which the caller runs before reading
+    /// each request and when told of a change.
+    #[must_use = "the answer is out[..n]: send it"]
+    pub fn handle_subscribed(
+        &self,
+        conn: &mut Connection,
+        subs: &mut Subscriber<'_>,
+        frame: &mut [u8],
+        out: &mut [u8],
+    ) -> usize {
+        self.handle_inner(conn, frame, out, None, None, Some(subs))
             .len
     }
 

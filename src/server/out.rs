@@ -45,6 +45,8 @@ pub(super) enum Wrote {
     },
     /// Requests to the client were written (the call waits for answers).
     Requests,
+    /// A `subscriptions/listen` request was acknowledged and stays open.
+    Listening,
 }
 
 /// A response under construction: `{"jsonrpc":"2.0","id":ID` is written.
@@ -218,6 +220,20 @@ impl<'w, 'o> Out<'w, 'o> {
         self.done_as(Wrote::Error(code))
     }
 
+    /// Answer with a notification instead of a response (the
+    /// acknowledgment of a listen request, which stays open): `body`
+    /// writes the whole message.
+    pub(super) fn notification(self, id: &[u8], body: impl FnOnce(&mut Writer<'o>)) -> Wrote {
+        let start = self.start;
+        self.w.truncate(start);
+        body(self.w);
+        if self.w.is_overflowed() {
+            self.w.truncate(start);
+            return Out::begin(self.w, Some(id)).too_large();
+        }
+        Wrote::Listening
+    }
+
     /// Leave a handshake-era `input_required` body open for the router to
     /// turn into requests to the client.
     pub(super) fn asked(self, slot: usize, body_start: usize) -> Wrote {
@@ -365,18 +381,28 @@ pub(super) fn answer_writer(out: &mut [u8]) -> Writer<'_> {
 pub(crate) struct Answer {
     pub(crate) len: usize,
     pub(crate) code: Option<ErrorCode>,
+    /// A `subscriptions/listen` request was acknowledged: it stays open.
+    pub(crate) listening: bool,
 }
 
 impl Answer {
     /// Nothing written (a notification, a response, a blank line).
-    pub(crate) const NOTHING: Answer = Answer { len: 0, code: None };
+    pub(crate) const NOTHING: Answer = Answer {
+        len: 0,
+        code: None,
+        listening: false,
+    };
 
     pub(super) fn of(wrote: Wrote, len: usize) -> Self {
         let code = match wrote {
             Wrote::Error(code) => Some(code),
             _ => None,
         };
-        Answer { len, code }
+        Answer {
+            len,
+            code,
+            listening: wrote == Wrote::Listening,
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use super::out::{Data, Out, Wrote, answer_writer, finish};
 use super::params::{NamedSpans, ParamsScan, progress_token, span};
 use super::waiting::{NoRoom, WaitingView};
 use super::{Connection, Origin, Server, Session};
+use crate::changes::Subscriber;
 use crate::context::{Mrtr, Notify};
 use crate::error::{
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
@@ -30,6 +31,7 @@ impl<S> Server<'_, S> {
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
         waiting: Option<&mut WaitingView<'_>>,
+        subs: Option<&mut Subscriber<'_>>,
     ) -> Answer {
         if frame
             .iter()
@@ -39,9 +41,16 @@ impl<S> Server<'_, S> {
         }
         let mut outline = json::Outline::new();
         match json::validate_outlined(frame, &self.limits, &mut outline) {
-            Ok(()) => {
-                self.handle_outlined(conn, frame, &outline, out, notify, waiting, Origin::Alone)
-            }
+            Ok(()) => self.handle_outlined(
+                conn,
+                frame,
+                &outline,
+                out,
+                notify,
+                waiting,
+                subs,
+                Origin::Alone,
+            ),
             Err(e) => Self::parse_error(e, out),
         }
     }
@@ -69,11 +78,15 @@ impl<S> Server<'_, S> {
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
         waiting: Option<&mut WaitingView<'_>>,
+        mut subs: Option<&mut Subscriber<'_>>,
         origin: Origin,
     ) -> Answer {
+        if let (Some(changes), Some(s)) = (self.changes, subs.as_deref_mut()) {
+            s.start(changes);
+        }
         let mut w = answer_writer(out);
         let wrote = if Value::trusted(frame).kind() == Kind::Array {
-            self.batch(conn, frame, &mut w, notify, waiting);
+            self.batch(conn, frame, &mut w, notify, waiting, subs);
             Wrote::Answer
         } else {
             self.message(
@@ -84,6 +97,7 @@ impl<S> Server<'_, S> {
                 notify,
                 origin,
                 waiting,
+                subs,
                 None,
             )
         };
@@ -98,6 +112,7 @@ impl<S> Server<'_, S> {
         w: &mut Writer<'_>,
         mut notify: Option<&mut dyn Notify>,
         mut waiting: Option<&mut WaitingView<'_>>,
+        mut subs: Option<&mut Subscriber<'_>>,
     ) {
         let version = conn.version();
         if !version.is_some_and(|v| v.fields().batches) {
@@ -157,9 +172,12 @@ impl<S> Server<'_, S> {
                 sink,
                 Origin::Batch,
                 waiting.as_deref_mut(),
+                subs.as_deref_mut(),
                 None,
             ) {
-                Wrote::Answer | Wrote::Error(_) | Wrote::Requests => answers += 1,
+                Wrote::Answer | Wrote::Error(_) | Wrote::Requests | Wrote::Listening => {
+                    answers += 1
+                }
                 Wrote::Nothing => w.truncate(before),
                 // Not in a batch: a call there cannot wait.
                 Wrote::Failed | Wrote::Asked { .. } => {
@@ -209,6 +227,7 @@ impl<S> Server<'_, S> {
         notify: Option<&mut dyn Notify>,
         origin: Origin,
         mut waiting: Option<&mut WaitingView<'_>>,
+        subs: Option<&mut Subscriber<'_>>,
         retry: Option<(usize, Mrtr<'_>)>,
     ) -> Wrote {
         let in_batch = origin == Origin::Batch;
@@ -231,12 +250,17 @@ impl<S> Server<'_, S> {
             }
             // Cancelling a waiting call drops it: no answer, ever.
             Ok(Envelope::Notification(n)) => {
-                if let Some(view) = waiting
-                    && Method::from_json(n.method) == Method::Cancelled
-                {
+                if Method::from_json(n.method) != Method::Cancelled {
+                    return Wrote::Nothing;
+                }
+                if let Some(view) = waiting {
                     Self::cancel_waiting(view, n.params);
                 }
-                return Wrote::Nothing;
+                // Cancelling the open listen request ends it with its result.
+                return match subs {
+                    Some(s) if *conn == Connection::Modern => self.end_listen(s, n.params, w),
+                    _ => Wrote::Nothing,
+                };
             }
             Err(invalid) => {
                 crate::log::debug!("picomcp: invalid request: {}", invalid.reason);
@@ -313,7 +337,7 @@ impl<S> Server<'_, S> {
                                 w.raw(b"{\"supportedVersions\":");
                                 envelope::write_supported_versions(w);
                                 w.raw(b",\"capabilities\":");
-                                self.write_capabilities(w, fields);
+                                self.write_capabilities(w, fields, subs.is_some());
                                 if let Some(text) = self.instructions {
                                     w.raw(b",\"instructions\":");
                                     w.string(text);
@@ -324,8 +348,13 @@ impl<S> Server<'_, S> {
                         )
                     }
                     // Removed in 2026-07-28.
-                    Method::Ping | Method::SetLevel | Method::Initialize => {
-                        self.not_found(frame, method_span, resp)
+                    Method::Ping
+                    | Method::SetLevel
+                    | Method::Initialize
+                    | Method::Subscribe
+                    | Method::Unsubscribe => self.not_found(frame, method_span, resp),
+                    Method::Listen if self.changes.is_some() && subs.is_some() && !in_batch => {
+                        self.listen(subs, frame, id_span.0..id_span.1, params_span, resp)
                     }
                     _ => self.dispatch(method, method_span, info, frame, params_span, resp),
                 };
@@ -343,7 +372,7 @@ impl<S> Server<'_, S> {
                 return match method {
                     Method::Ping => resp.result(|w| w.raw(b"{}")),
                     Method::Initialize if !in_batch => {
-                        let (wrote, negotiated) = self.initialize(params, resp);
+                        let (wrote, negotiated) = self.initialize(params, resp, subs.is_some());
                         // Only an answered initialize opens the session.
                         if let (Wrote::Answer, Some((version, client))) = (wrote, negotiated) {
                             *conn = Connection::Ready(Session::new().initialize(version, client));
@@ -392,7 +421,7 @@ impl<S> Server<'_, S> {
                 Data::None,
             ),
             Method::Initialize => {
-                let (wrote, renegotiated) = self.initialize(params, resp);
+                let (wrote, renegotiated) = self.initialize(params, resp, subs.is_some());
                 if let (Wrote::Answer, Some((version, client))) = (wrote, renegotiated) {
                     *session = session.reinitialize(version, client);
                 }
@@ -413,7 +442,12 @@ impl<S> Server<'_, S> {
                 session.set_log_level(level);
                 resp.result(|w| w.raw(b"{}"))
             }
-            Method::Discover => self.not_found(frame, method_span, resp),
+            Method::Discover | Method::Listen => self.not_found(frame, method_span, resp),
+            Method::Subscribe | Method::Unsubscribe
+                if self.changes.is_some() && self.has_resources() && subs.is_some() =>
+            {
+                self.subscribe(subs, method == Method::Subscribe, frame, params_span, resp)
+            }
             _ => match self.dispatch(method, method_span, info, frame, params_span, resp) {
                 // The call waits for the client (a retry's caller parks it).
                 Wrote::Asked {

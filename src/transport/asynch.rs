@@ -25,7 +25,13 @@
 //!
 //! [`Server::handle`]: crate::Server::handle
 
+use core::future::{Future, poll_fn};
+use core::pin::pin;
+use core::task::Poll;
+
 use embedded_io_async::{Read, Write};
+
+use crate::changes::Subscriptions;
 
 use super::state::{LoopState, answer, rest_after_write};
 use crate::error::Error;
@@ -79,6 +85,79 @@ where
         output,
     )
     .await
+}
+
+/// [`serve_async_waiting`] on a connection that keeps subscriptions in
+/// `subs` and learns of changes while it waits for input: it waits for
+/// input *or* the future `changed()` returns (signal it from
+/// [`Changes::on_change`](crate::changes::Changes::on_change)), whichever
+/// comes first, and writes the notifications due before every read. The
+/// read future is dropped when a change comes first: `io`'s `read` must be
+/// cancel-safe.
+#[allow(clippy::too_many_arguments)]
+pub async fn serve_async_subscribed<
+    T,
+    S,
+    F,
+    const N: usize,
+    const B: usize,
+    const K: usize,
+    const U: usize,
+>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+    waiting: &mut Waiting<N, B>,
+    subs: &mut Subscriptions<K, U>,
+    mut changed: impl FnMut() -> F,
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write,
+    F: Future<Output = ()>,
+{
+    let mut state =
+        LoopState::new(input, Some(waiting.view())).with_subscriptions(subs.subscriber());
+    loop {
+        loop {
+            let n = state.pending(server, output);
+            send(io, output, n).await?;
+            let Some(n) = state.answer_next(server, output, None) else {
+                break;
+            };
+            send(io, output, n).await?;
+        }
+        io.flush().await.map_err(Error::Write)?;
+        let spare = state.spare();
+        if spare.is_empty() {
+            continue;
+        }
+        let read = {
+            let mut read = pin!(io.read(spare));
+            let mut change = pin!(changed());
+            poll_fn(|cx| {
+                if let Poll::Ready(r) = read.as_mut().poll(cx) {
+                    return Poll::Ready(Some(r));
+                }
+                match change.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(None),
+                    Poll::Pending => Poll::Pending,
+                }
+            })
+            .await
+        };
+        let Some(read) = read else { continue };
+        let n = read.map_err(Error::Read)?;
+        if n == 0 {
+            let n = state.finish(server, output);
+            send(io, output, n).await?;
+            let n = state.pending(server, output);
+            send(io, output, n).await?;
+            io.flush().await.map_err(Error::Write)?;
+            return Ok(());
+        }
+        state.commit(n);
+    }
 }
 
 async fn serve_async_in<T, S>(

@@ -13,6 +13,25 @@
 //! `embedded_io_async::Read` + `embedded_io_async::Write`. Both loops share
 //! the framing and dispatch steps below; only the I/O calls differ.
 //!
+//! # Notifications the server sends first
+//!
+//! With a [`Server::changes`] registry and [`Subscriptions`] for the
+//! connection, the loops write the notifications due
+//! ([`Server::pending`]) before the answer to every request read and after
+//! it. A change made while the loop waits for input — another thread, a
+//! timer, an interrupt — must reach the client without a request:
+//!
+//! * [`serve_subscribed`] (blocking) asks the stream
+//!   [`ReadReady`](embedded_io::ReadReady) before each read; when no input
+//!   is ready it calls your `idle` function (sleep until an interrupt —
+//!   `wfi` — or until [`Stdio::wait`] returns) and then looks at the
+//!   registry again. It never blocks in `read` while nothing is ready.
+//! * `serve_async_subscribed` waits for input *or* the future your
+//!   `changed` function returns (e.g. an embassy `Signal`, a tokio
+//!   `Notify`, woken by [`Changes::on_change`](crate::changes::Changes::on_change)),
+//!   whichever comes first. The stream's `read` must be cancel-safe (a read
+//!   dropped unfinished loses no byte), as embedded-io-async's are meant to be.
+//!
 //! # Cancellation
 //!
 //! The blocking loop runs one handler at a time, to completion: a
@@ -30,11 +49,13 @@ mod state;
 mod stdio;
 
 #[cfg(feature = "embedded-io-async")]
-pub use asynch::{serve_async, serve_async_waiting};
+pub use asynch::{serve_async, serve_async_subscribed, serve_async_waiting};
 #[cfg(feature = "std")]
-pub use stdio::Stdio;
+pub use stdio::{Stdio, StdioWaker};
 
-use embedded_io::{Read, Write};
+use embedded_io::{Read, ReadReady, Write};
+
+use crate::changes::Subscriptions;
 
 use crate::content::Notify;
 use crate::error::Error;
@@ -93,6 +114,83 @@ where
     )
 }
 
+/// [`serve_waiting`] on a connection that keeps subscriptions in `subs`
+/// and learns of changes while it waits for input: before each read it
+/// asks `io` whether input is ready, and when none is it calls
+/// `idle(io)` (which should sleep until input or a change may have come:
+/// `wfi` on a microcontroller, [`Stdio::wait`] on std) and writes the
+/// notifications due. See the [module docs](self#notifications-the-server-sends-first).
+#[allow(clippy::too_many_arguments)]
+pub fn serve_subscribed<T, S, const N: usize, const B: usize, const K: usize, const U: usize>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+    waiting: &mut Waiting<N, B>,
+    subs: &mut Subscriptions<K, U>,
+    mut idle: impl FnMut(&mut T),
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write + ReadReady,
+{
+    let mut state =
+        LoopState::new(input, Some(waiting.view())).with_subscriptions(subs.subscriber());
+    loop {
+        drain(server, io, &mut state, output)?;
+        if state.spare().is_empty() {
+            continue;
+        }
+        if !io.read_ready().map_err(Error::Read)? {
+            idle(io);
+            continue;
+        }
+        let n = io.read(state.spare()).map_err(Error::Read)?;
+        if n == 0 {
+            return end(server, io, &mut state, output);
+        }
+        state.commit(n);
+    }
+}
+
+/// Answer every complete frame, the notifications due before and after
+/// each, and flush.
+fn drain<T: Write, S>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    state: &mut LoopState<'_, '_>,
+    output: &mut [u8],
+) -> Result<(), Error<T::Error>> {
+    loop {
+        let n = state.pending(server, output);
+        send(io, output, n)?;
+        let mut sink = Sink {
+            io: &mut *io,
+            error: None,
+        };
+        let next = state.answer_next(server, output, Some(&mut sink));
+        if let Some(e) = sink.error {
+            return Err(e);
+        }
+        let Some(n) = next else { break };
+        send(io, output, n)?;
+    }
+    io.flush().map_err(Error::Write)
+}
+
+/// End of input: the last line, then the notifications due.
+fn end<T: Write, S>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    state: &mut LoopState<'_, '_>,
+    output: &mut [u8],
+) -> Result<(), Error<T::Error>> {
+    let n = state.finish(server, output);
+    send(io, output, n)?;
+    let n = state.pending(server, output);
+    send(io, output, n)?;
+    io.flush().map_err(Error::Write)
+}
+
 fn serve_in<T, S>(
     server: &Server<'_, S>,
     io: &mut T,
@@ -103,29 +201,14 @@ where
     T: Read + Write,
 {
     loop {
-        loop {
-            let mut sink = Sink {
-                io: &mut *io,
-                error: None,
-            };
-            let next = state.answer_next(server, output, Some(&mut sink));
-            if let Some(e) = sink.error {
-                return Err(e);
-            }
-            let Some(n) = next else { break };
-            send(io, output, n)?;
-        }
-        io.flush().map_err(Error::Write)?;
+        drain(server, io, &mut state, output)?;
         let spare = state.spare();
         if spare.is_empty() {
             continue;
         }
         let n = io.read(spare).map_err(Error::Read)?;
         if n == 0 {
-            let n = state.finish(server, output);
-            send(io, output, n)?;
-            io.flush().map_err(Error::Write)?;
-            return Ok(());
+            return end(server, io, &mut state, output);
         }
         state.commit(n);
     }

@@ -2,6 +2,7 @@
 //! server, and the connection's state; the loops add only the reads,
 //! writes and flushes.
 
+use crate::changes::Subscriber;
 use crate::content::Notify;
 use crate::error::Error;
 use crate::server::{Connection, Server, WaitingView};
@@ -14,6 +15,8 @@ pub(super) struct LoopState<'i, 'w> {
     conn: Connection,
     /// Where this connection's calls wait for the client, if anywhere.
     waiting: Option<WaitingView<'w>>,
+    /// This connection's subscriptions, if it keeps any.
+    subs: Option<Subscriber<'w>>,
 }
 
 impl<'i, 'w> LoopState<'i, 'w> {
@@ -22,6 +25,22 @@ impl<'i, 'w> LoopState<'i, 'w> {
             framer: LineFramer::new(input),
             conn: Connection::new(),
             waiting,
+            subs: None,
+        }
+    }
+
+    /// Keep subscriptions in `subs`.
+    pub(super) fn with_subscriptions(mut self, subs: Subscriber<'w>) -> Self {
+        self.subs = Some(subs);
+        self
+    }
+
+    /// The notifications due on this connection, into `output` (see
+    /// [`Server::pending`]); 0 without subscriptions.
+    pub(super) fn pending<S>(&mut self, server: &Server<'_, S>, output: &mut [u8]) -> usize {
+        match self.subs.as_mut() {
+            Some(subs) => server.pending(&self.conn, subs, output),
+            None => 0,
         }
     }
 
@@ -39,7 +58,14 @@ impl<'i, 'w> LoopState<'i, 'w> {
             Status::Partial => None,
             Status::Complete(line) => Some(
                 server
-                    .handle_inner(&mut self.conn, line, output, notify, self.waiting.as_mut())
+                    .handle_inner(
+                        &mut self.conn,
+                        line,
+                        output,
+                        notify,
+                        self.waiting.as_mut(),
+                        self.subs.as_mut(),
+                    )
                     .len,
             ),
             Status::Overflow { limit } => Some(server.handle_overflow(limit, output)),
@@ -63,7 +89,14 @@ impl<'i, 'w> LoopState<'i, 'w> {
         match self.framer.finish() {
             Some(line) => {
                 server
-                    .handle_inner(&mut self.conn, line, output, None, self.waiting.as_mut())
+                    .handle_inner(
+                        &mut self.conn,
+                        line,
+                        output,
+                        None,
+                        self.waiting.as_mut(),
+                        self.subs.as_mut(),
+                    )
                     .len
             }
             None => 0,

@@ -10,8 +10,24 @@
 
 mod shop;
 
+use std::sync::OnceLock;
+
+use picomcp::changes::{Changes, Subscriptions};
 use picomcp::server::Waiting;
-use picomcp::transport::{Stdio, serve_waiting};
+use picomcp::transport::{Stdio, StdioWaker, serve_subscribed};
+
+/// Wakes the serve loop when a change is announced while it waits for input.
+static WAKER: OnceLock<StdioWaker> = OnceLock::new();
+
+fn wake() {
+    if let Some(w) = WAKER.get() {
+        w.wake();
+    }
+}
+
+/// This process's change registry: `buy`s, and the deliveries of
+/// `--restock-every`, which no request causes.
+static CHANGES: Changes = Changes::new().on_change(wake);
 
 /// 32 bytes from the OS's randomness (std's hasher keys are seeded from it).
 fn random_key() -> [u8; 32] {
@@ -29,6 +45,7 @@ fn random_key() -> [u8; 32] {
 /// value, on stderr with exit status 2.
 const USAGE: &str = "\
 usage: bookshop [--page-size N] [--max-message BYTES] [--max-response BYTES] [--key-file PATH]
+                [--restock-every SECONDS]
 
 The picomcp bookshop: an MCP server on stdin/stdout, one JSON-RPC message per line.
 
@@ -44,6 +61,10 @@ options:
   --key-file PATH       the secret (at least 32 bytes) that seals request
                         state and tags list cursors (default: a random key
                         for this process, with a warning)
+  --restock-every SECONDS
+                        deliver one copy of a sold-out or short title every
+                        SECONDS (a change no request makes: subscribers of
+                        books://stock are told at once); 0: never (default)
   -h, --help            print this help and exit
 ";
 
@@ -54,6 +75,7 @@ struct Options {
     max_message: usize,
     max_response: usize,
     key_file: Option<String>,
+    restock_every: usize,
 }
 
 impl Default for Options {
@@ -63,6 +85,7 @@ impl Default for Options {
             max_message: 1 << 20,
             max_response: 256 << 10,
             key_file: None,
+            restock_every: 0,
         }
     }
 }
@@ -80,6 +103,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
             "--page-size" => (&mut options.page_size, 0),
             "--max-message" => (&mut options.max_message, 64),
             "--max-response" => (&mut options.max_response, 256),
+            "--restock-every" => (&mut options.restock_every, 0),
             _ => return Err(format!("unknown option '{arg}'")),
         };
         *slot = match args.next().map(|v| v.parse::<usize>()) {
@@ -107,6 +131,7 @@ fn main() {
         max_message,
         max_response,
         key_file,
+        restock_every,
     } = options;
     // The only allocations: the two buffers, once, before serving.
     let mut input = vec![0u8; max_message];
@@ -133,17 +158,35 @@ fn main() {
             Box::leak(random_key().into())
         }
     };
-    let server = shop::server_with(page_size, key);
+    let server: &'static _ = Box::leak(Box::new(shop::server_in(page_size, key, &CHANGES)));
+    let stdio = Stdio::live();
+    if let Some(w) = stdio.waker() {
+        let _ = WAKER.set(w);
+    }
+    if restock_every > 0 {
+        let every = std::time::Duration::from_secs(restock_every as u64);
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(every);
+                server.state().restock();
+            }
+        });
+    }
+    // Subscriptions of this connection: 8 URIs of up to 256 bytes.
+    let mut subs = Box::new(Subscriptions::<8, 256>::new());
     // Calls that ask the client (reserve, blurb) on a handshake-era
     // connection wait here: 4 at once, each up to 16 KiB (request, state and
     // the client's answers). On the heap, once, like the buffers.
     let mut waiting = Box::new(Waiting::<4, { 16 << 10 }>::new());
-    match serve_waiting(
-        &server,
-        &mut Stdio::new(),
+    let mut stdio = stdio;
+    match serve_subscribed(
+        server,
+        &mut stdio,
         &mut input,
         &mut output,
         &mut waiting,
+        &mut subs,
+        Stdio::wait,
     ) {
         Ok(()) => {}
         Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
@@ -181,6 +224,7 @@ mod tests {
                 max_message: 64,
                 max_response: 256,
                 key_file: Some("k.bin".into()),
+                restock_every: 0,
             }))
         );
         assert_eq!(

@@ -1,6 +1,9 @@
 //! The bookshop of DESIGN.md: the handlers, shared by the stdio example and
 //! the firmware. `#![no_std]`-clean: no allocation, no std.
 
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use picomcp::changes::Changes;
 use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
 use picomcp::derive_support::{ContentExt, HasSchema, PromptArguments, WriteJson};
 use picomcp::error::Message;
@@ -18,17 +21,82 @@ use picomcp::{
     ToolArgs, ToolError, ToolOutput,
 };
 
-/// The bookshop's state: its catalog.
+/// The bookshop's state: its catalog, the copies left of each title (in
+/// atomics: shared by every connection, changed from any context without a
+/// lock or an allocation), and where it announces that `books://stock`
+/// changed.
 pub struct Shop {
     /// `(title, author)` in catalog order.
     pub catalog: &'static [(&'static str, &'static str)],
+    /// Copies left, by catalog position.
+    stock: [AtomicU32; 2],
+    changes: &'static Changes,
 }
 
 /// Dune and Neuromancer.
 pub const CATALOG: &[(&str, &str)] =
     &[("Dune", "Frank Herbert"), ("Neuromancer", "William Gibson")];
 
+/// The copies a new shop starts with, by catalog position.
+pub const START_STOCK: [u32; 2] = [3, 1];
+
+/// The URI whose subscribers are told when the stock changes.
+pub const STOCK_URI: &str = "books://stock";
+
+/// Where the default bookshop announces its changes.
+pub static CHANGES: Changes = Changes::new();
+
 impl Shop {
+    /// A shop selling `catalog`, announcing stock changes to `changes`.
+    pub const fn new(
+        catalog: &'static [(&'static str, &'static str)],
+        changes: &'static Changes,
+    ) -> Self {
+        Self {
+            catalog,
+            stock: [
+                AtomicU32::new(START_STOCK[0]),
+                AtomicU32::new(START_STOCK[1]),
+            ],
+            changes,
+        }
+    }
+
+    /// Copies left of the title at catalog position `i`.
+    pub fn copies(&self, i: usize) -> u32 {
+        self.stock.get(i).map_or(0, |c| c.load(Ordering::Acquire))
+    }
+
+    /// Sell one copy of the title at position `i`: the copies left after,
+    /// or `None` when there were none.
+    fn sell(&self, i: usize) -> Option<u32> {
+        let left = self
+            .stock
+            .get(i)?
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |c| c.checked_sub(1))
+            .ok()?
+            - 1;
+        self.changes.resource_updated(STOCK_URI);
+        Some(left)
+    }
+
+    /// A delivery (a timer on the firmware): one more copy of the first
+    /// title below its starting stock, announced to `books://stock`'s
+    /// subscribers; `false` when every title is fully stocked.
+    pub fn restock(&self) -> bool {
+        for (c, start) in self.stock.iter().zip(START_STOCK) {
+            if c.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < start).then_some(n + 1)
+            })
+            .is_ok()
+            {
+                self.changes.resource_updated(STOCK_URI);
+                return true;
+            }
+        }
+        false
+    }
+
     fn author(&self, title: &str) -> Option<&'static str> {
         self.catalog
             .iter()
@@ -227,6 +295,23 @@ fn blurb<'a>(
     ask.finish()
 }
 
+fn buy<'a>(
+    shop: &'a Shop,
+    TitleArgs { title }: TitleArgs<'a>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
+    let Some(i) = shop.catalog.iter().position(|(t, _)| *t == title) else {
+        return Err(not_found(title).into());
+    };
+    let Some(left) = shop.sell(i) else {
+        return Err(ToolError::format(format_args!("{title} is out of stock.")).into());
+    };
+    reply.text_fmt(format_args!(
+        "Bought {title} ({} left)",
+        Decimal::from(u64::from(left))
+    ))
+}
+
 fn recommend<'a>(
     _: &'a Shop,
     req: PromptRequest<'a>,
@@ -290,6 +375,20 @@ fn book<'a>(
     contents.finish()
 }
 
+fn stock<'a>(
+    shop: &'a Shop,
+    req: ReadRequest<'a>,
+    mut contents: Contents<'_>,
+) -> ResourceOutcome<'a> {
+    contents.json(req.uri(), Some("application/json"), |v| {
+        let mut o = v.object();
+        for (i, (t, _)) in shop.catalog.iter().enumerate() {
+            o.u64(t, u64::from(shop.copies(i)));
+        }
+    });
+    contents.finish()
+}
+
 fn catalog<'a>(
     shop: &'a Shop,
     req: ReadRequest<'a>,
@@ -341,6 +440,12 @@ pub const TOOLS: &[Tool<Shop>] = &[
         handler: blurb,
     },
     picomcp::tool! {
+        name: "buy",
+        description: "Buy one copy of a book; books://stock shows the copies left.",
+        args: TitleArgs,
+        handler: buy,
+    },
+    picomcp::tool! {
         name: "count",
         description: "Counts to n, reporting progress at each step and logging when done.",
         args: CountArgs,
@@ -356,12 +461,20 @@ pub const PROMPTS: &[Prompt<Shop>] = &[Prompt::new(
 )];
 
 /// The fixed resources.
-pub const RESOURCES: &[Resource<Shop>] = &[Resource::new(
-    ResourceDescriptor::new("books://catalog", "catalog")
-        .description("All titles in the catalog, as a JSON array.")
-        .mime_type("application/json"),
-    catalog,
-)];
+pub const RESOURCES: &[Resource<Shop>] = &[
+    Resource::new(
+        ResourceDescriptor::new("books://catalog", "catalog")
+            .description("All titles in the catalog, as a JSON array.")
+            .mime_type("application/json"),
+        catalog,
+    ),
+    Resource::new(
+        ResourceDescriptor::new(STOCK_URI, "stock")
+            .description("The copies left of each title, as a JSON object; subscribe to be told when it changes.")
+            .mime_type("application/json"),
+        stock,
+    ),
+];
 
 /// The URI templates.
 pub const TEMPLATES: &[ResourceTemplate<Shop>] = &[ResourceTemplate::new(
@@ -383,7 +496,16 @@ pub const fn server_with_page_size(page_size: usize) -> Server<'static, Shop> {
 
 /// The bookshop server with a page size and a request-state key.
 pub const fn server_with(page_size: usize, state_key: &'static [u8]) -> Server<'static, Shop> {
-    Server::new(ServerInfo::new("Bookshop", env!("CARGO_PKG_VERSION")), Shop { catalog: CATALOG })
+    server_in(page_size, state_key, &CHANGES)
+}
+
+/// The bookshop server announcing its changes to `changes` (a test's own).
+pub const fn server_in(
+    page_size: usize,
+    state_key: &'static [u8],
+    changes: &'static Changes,
+) -> Server<'static, Shop> {
+    Server::new(ServerInfo::new("Bookshop", env!("CARGO_PKG_VERSION")), Shop::new(CATALOG, changes))
         .instructions("A small bookshop: look up authors with get_author, list titles with top, read books://{title}.")
         .tools(TOOLS)
         .resources(RESOURCES)
@@ -393,6 +515,7 @@ pub const fn server_with(page_size: usize, state_key: &'static [u8]) -> Server<'
         .logging()
         .page_size(page_size)
         .request_state_key(state_key)
+        .changes(changes)
 }
 
 /// The bookshop server with unlimited page size.

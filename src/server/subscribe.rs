@@ -1,0 +1,293 @@
+//! Subscriptions: `resources/subscribe` and `resources/unsubscribe`
+//! (handshake era), `subscriptions/listen` (2026-07-28), and the
+//! notifications due on a connection ([`Server::pending`]).
+
+use core::ops::Range;
+
+use super::Server;
+use super::out::{Data, Out, Wrote};
+use crate::changes::{List, ListenRefused, Refused, Subscriber, write_tag};
+use crate::error::{INTERNAL_ERROR, INVALID_PARAMS};
+use crate::mcp::{ProtocolVersion, envelope};
+use crate::server::Connection;
+use crate::wire::emit::{Decimal, Writer};
+use crate::wire::json::{self, Kind, Value};
+
+impl<S> Server<'_, S> {
+    /// Write the notifications due on this connection into `out`, one JSON
+    /// line each, as many as fit (the rest stay due): after a change to a
+    /// subscribed URI, `notifications/resources/updated`; after a list
+    /// change, its `list_changed` (handshake era: to every initialized
+    /// session, for the lists the capabilities say change; 2026-07-28: to
+    /// the open `subscriptions/listen` request, as its filter says, tagged
+    /// with its id). Returns the bytes written; 0 without a
+    /// [`changes`](Self::changes) registry.
+    ///
+    /// The serve loops call it before reading each request; an HTTP
+    /// adapter calls it (through [`crate::http::Http::poll`]) when woken.
+    #[must_use = "the notifications are out[..n]: send them"]
+    pub fn pending(&self, conn: &Connection, subs: &mut Subscriber<'_>, out: &mut [u8]) -> usize {
+        let Some(changes) = self.changes else {
+            return 0;
+        };
+        let mut w = Writer::new(out);
+        match conn {
+            Connection::Ready(_) => subs.write_due(changes, self.list_bits(), &mut w),
+            Connection::Modern => subs.write_due(changes, 0, &mut w),
+            _ => subs.start(changes),
+        }
+        w.len()
+    }
+
+    /// The lists this server has (and so can announce changes of).
+    fn list_bits(&self) -> u8 {
+        let mut bits = 0;
+        if !self.tools.is_empty() {
+            bits |= 1 << List::Tools as u8;
+        }
+        if !self.prompts.is_empty() {
+            bits |= 1 << List::Prompts as u8;
+        }
+        if self.has_resources() {
+            bits |= 1 << List::Resources as u8;
+        }
+        bits
+    }
+
+    /// A resource or a template names `uri`.
+    fn names_resource(&self, uri: &str) -> bool {
+        self.resources.iter().any(|r| r.descriptor.uri == uri)
+            || self
+                .templates
+                .iter()
+                .any(|t| crate::resource::match_template(t.descriptor.uri_template, uri).is_some())
+    }
+
+    /// `resources/subscribe` (`add`) or `resources/unsubscribe`.
+    pub(super) fn subscribe(
+        &self,
+        subs: Option<&mut Subscriber<'_>>,
+        add: bool,
+        frame: &mut [u8],
+        params: Option<Range<usize>>,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        let Some(changes) = self.changes else {
+            return resp.invalid_params();
+        };
+        let uri_span = params
+            .and_then(|r| frame.get(r))
+            .map(Value::trusted)
+            .and_then(|p| p.get("uri"))
+            .and_then(|u| u.as_str())
+            .map(|u| super::params::span(frame, u.raw()));
+        let Some(uri) = uri_span
+            .and_then(|r| frame.get_mut(r))
+            .and_then(|u| json::unescape_str_in_place(u).ok())
+        else {
+            return resp.invalid_params();
+        };
+        let uri: &str = uri;
+        if !self.names_resource(uri) {
+            return resp.error(
+                INVALID_PARAMS,
+                format_args!("Unknown resource: {uri}"),
+                Data::Uri(uri),
+            );
+        }
+        let Some(subs) = subs else {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("cannot subscribe to {uri}: this connection keeps no subscriptions"),
+                Data::None,
+            );
+        };
+        if !add {
+            subs.remove(uri);
+            return resp.result(|w| w.raw(b"{}"));
+        }
+        match subs.add(changes, uri) {
+            Ok(()) => resp.result(|w| w.raw(b"{}")),
+            Err(Refused::Full(k)) => resp.error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "cannot subscribe to {uri}: all {} subscriptions of this session are in use",
+                    Decimal::from(k)
+                ),
+                Data::None,
+            ),
+            Err(Refused::TooLong(u)) => resp.error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "cannot subscribe to {uri}: the URI is longer than the {}-byte subscription slot",
+                    Decimal::from(u)
+                ),
+                Data::None,
+            ),
+        }
+    }
+
+    /// `subscriptions/listen` (2026-07-28): check the filter, hold the
+    /// request open, and acknowledge it.
+    pub(super) fn listen(
+        &self,
+        subs: Option<&mut Subscriber<'_>>,
+        frame: &[u8],
+        id: Range<usize>,
+        params: Option<Range<usize>>,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        let Some(changes) = self.changes else {
+            return resp.invalid_params();
+        };
+        let Some(filter) = params
+            .and_then(|r| frame.get(r))
+            .map(Value::trusted)
+            .and_then(|p| p.get("notifications"))
+            .filter(|f| f.kind() == Kind::Object)
+        else {
+            return resp.error(
+                INVALID_PARAMS,
+                format_args!("Invalid params: notifications must be an object"),
+                Data::None,
+            );
+        };
+        let mut lists = 0u8;
+        for list in List::ALL {
+            match filter.get(list.filter_field()).map(|v| v.as_bool()) {
+                None | Some(Some(false)) => {}
+                Some(Some(true)) => lists |= 1 << list as u8,
+                Some(None) => {
+                    return resp.error(
+                        INVALID_PARAMS,
+                        format_args!(
+                            "Invalid params: notifications.{} must be a boolean",
+                            list.filter_field()
+                        ),
+                        Data::None,
+                    );
+                }
+            }
+        }
+        let uris = filter.get("resourceSubscriptions");
+        if uris
+            .is_some_and(|u| u.kind() != Kind::Array || u.items().any(|i| i.kind() != Kind::String))
+        {
+            return resp.error(
+                INVALID_PARAMS,
+                format_args!("Invalid params: notifications.resourceSubscriptions must be an array of strings"),
+                Data::None,
+            );
+        }
+        let accepted = lists & self.list_bits() & changes.list_bits();
+        let Some(subs) = subs else {
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("cannot listen: this connection keeps no subscription state"),
+                Data::None,
+            );
+        };
+        let id = frame.get(id).unwrap_or(b"null");
+        let items = uris
+            .into_iter()
+            .flat_map(|u| u.items())
+            .filter_map(|i| i.as_str());
+        if let Err(e) = subs.open_listen(changes, id, accepted, items) {
+            let message = match e {
+                ListenRefused::Busy => format_args!(
+                    "cannot listen: a subscriptions/listen request is already open on this connection"
+                ),
+                ListenRefused::IdTooLong => format_args!(
+                    "cannot listen: the request id is longer than {} bytes",
+                    Decimal::from(crate::changes::MAX_LISTEN_ID)
+                ),
+                ListenRefused::Uri(Refused::Full(k)) => format_args!(
+                    "cannot listen: more than {} resource subscriptions on one connection",
+                    Decimal::from(k)
+                ),
+                ListenRefused::Uri(Refused::TooLong(u)) => format_args!(
+                    "cannot listen: a resource URI is longer than the {}-byte subscription slot",
+                    Decimal::from(u)
+                ),
+            };
+            return resp.error(INTERNAL_ERROR, message, Data::None);
+        }
+        let checked = match subs.uris().find(|u| !self.names_resource(u)) {
+            Some(unknown) => Err(resp.error(
+                INVALID_PARAMS,
+                format_args!("Unknown resource: {unknown}"),
+                Data::Uri(unknown),
+            )),
+            None => Ok(resp),
+        };
+        let resp = match checked {
+            Ok(resp) => resp,
+            Err(wrote) => {
+                subs.close_listen(id);
+                return wrote;
+            }
+        };
+        let wrote = resp.notification(id, |w| {
+            w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"notifications\":{");
+            let mut first = true;
+            for list in List::ALL {
+                if accepted & (1 << list as u8) != 0 {
+                    if !first {
+                        w.raw(b",");
+                    }
+                    first = false;
+                    w.string(list.filter_field());
+                    w.raw(b":true");
+                }
+            }
+            if uris.is_some() {
+                if !first {
+                    w.raw(b",");
+                }
+                w.raw(b"\"resourceSubscriptions\":[");
+                for (i, uri) in subs.uris().enumerate() {
+                    if i > 0 {
+                        w.raw(b",");
+                    }
+                    w.string(uri);
+                }
+                w.raw(b"]");
+            }
+            w.raw(b"},");
+            write_tag(w, id);
+            w.raw(b"}}");
+        });
+        if wrote != Wrote::Listening {
+            subs.close_listen(id);
+        }
+        wrote
+    }
+
+    /// `notifications/cancelled` naming the open listen request: it ends
+    /// with its result (`resultType` and the subscription id).
+    pub(super) fn end_listen(
+        &self,
+        subs: &mut Subscriber<'_>,
+        params: Option<Value<'_>>,
+        w: &mut Writer<'_>,
+    ) -> Wrote {
+        let Some(id) = params.and_then(|p| p.get("requestId")).map(|v| v.raw()) else {
+            return Wrote::Nothing;
+        };
+        if !subs.close_listen(id) {
+            return Wrote::Nothing;
+        }
+        let info = self.info;
+        Out::begin(w, Some(id)).result(|w| {
+            w.raw(b"{\"resultType\":\"complete\",");
+            write_tag(w, id);
+            // Reopen `_meta` for the server's identity.
+            w.truncate(w.len().saturating_sub(1));
+            w.raw(b",");
+            w.string(envelope::SERVER_INFO_KEY);
+            w.raw(b":");
+            info.write(w, ProtocolVersion::V2026_07_28.fields());
+            w.raw(b"}}");
+        })
+    }
+}
