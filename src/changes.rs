@@ -411,9 +411,14 @@ pub(crate) enum ListenRefused {
 impl Subscriber<'_> {
     /// Start reading the registry now (changes before are not ours).
     pub(crate) fn start(&mut self, changes: &Changes) {
-        if self.cursor.started {
-            return;
+        if !self.cursor.started {
+            self.skip(changes);
         }
+    }
+
+    /// Pass every change made so far without marking anything (a
+    /// connection before its handshake: nothing is due to it yet).
+    pub(crate) fn skip(&mut self, changes: &Changes) {
         self.cursor.started = true;
         self.cursor.seen = changes.head.load(Ordering::Acquire);
         for list in List::ALL {

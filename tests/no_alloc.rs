@@ -298,3 +298,62 @@ fn handshake_asking_allocates_nothing() {
     // blurb's answer; reserve's request and its failure. Nothing waits.
     assert_eq!(first, (10, 0));
 }
+
+/// A subscribed session, both eras: subscribe, a change inside a request
+/// (`buy`), a change outside any request (a restock), list changes, a
+/// listen with its acknowledgment, tagged notifications and its end.
+const SUBSCRIBED_SESSION: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"books://stock"}}"#,
+    r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"nobooks://x"}}"#,
+    r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"buy","arguments":{"title":"Dune"}}}"#,
+    "restock",
+    r#"{"jsonrpc":"2.0","id":5,"method":"resources/unsubscribe","params":{"uri":"books://stock"}}"#,
+];
+
+const LISTEN_SESSION: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["books://stock"]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"buy","arguments":{"title":"Dune"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    "restock",
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+];
+
+#[test]
+fn subscriptions_and_listen_allocate_nothing() {
+    let run = |session: &[&str]| {
+        let mut subs = picomcp::changes::Subscriptions::<4, 64>::new();
+        let mut subscriber = subs.subscriber();
+        let mut conn = Connection::new();
+        let mut out = [0u8; 4096];
+        let mut frame = [0u8; 512];
+        let mut lines = 0;
+        for line in session {
+            if *line == "restock" {
+                assert!(common::BOOKSHOP.state().restock());
+            } else {
+                let frame = &mut frame[..line.len()];
+                frame.copy_from_slice(line.as_bytes());
+                let n =
+                    common::BOOKSHOP.handle_subscribed(&mut conn, &mut subscriber, frame, &mut out);
+                lines += out[..n].iter().filter(|&&b| b == b'\n').count();
+            }
+            let n = common::BOOKSHOP.pending(&conn, &mut subscriber, &mut out);
+            lines += out[..n].iter().filter(|&&b| b == b'\n').count();
+        }
+        lines
+    };
+    let first = (run(SUBSCRIBED_SESSION), run(LISTEN_SESSION));
+    let before = allocations();
+    for _ in 0..100 {
+        assert_eq!((run(SUBSCRIBED_SESSION), run(LISTEN_SESSION)), first);
+    }
+    assert_eq!(
+        allocations() - before,
+        0,
+        "heap allocations during 200 subscribed sessions"
+    );
+    // Handshake: 5 answers and 2 updates; listen: the acknowledgment, the
+    // buy's answer, 2 updates and the listen's result.
+    assert_eq!(first, (7, 5));
+}

@@ -23,8 +23,8 @@ impl<S> Server<'_, S> {
     /// with its id). Returns the bytes written; 0 without a
     /// [`changes`](Self::changes) registry.
     ///
-    /// The serve loops call it before reading each request; an HTTP
-    /// adapter calls it (through [`crate::http::Http::poll`]) when woken.
+    /// The serve loops call it before reading each request and when told
+    /// of a change (the HTTP mapping does not serve subscriptions yet).
     #[must_use = "the notifications are out[..n]: send them"]
     pub fn pending(&self, conn: &Connection, subs: &mut Subscriber<'_>, out: &mut [u8]) -> usize {
         let Some(changes) = self.changes else {
@@ -34,7 +34,7 @@ impl<S> Server<'_, S> {
         match conn {
             Connection::Ready(_) => subs.write_due(changes, self.list_bits(), &mut w),
             Connection::Modern => subs.write_due(changes, 0, &mut w),
-            _ => subs.start(changes),
+            _ => subs.skip(changes),
         }
         w.len()
     }

@@ -22,7 +22,7 @@
 //! timer, an interrupt — must reach the client without a request:
 //!
 //! * [`serve_subscribed`] (blocking) asks the stream
-//!   [`ReadReady`](embedded_io::ReadReady) before each read; when no input
+//!   [`ReadReady`] before each read; when no input
 //!   is ready it calls your `idle` function (sleep until an interrupt —
 //!   `wfi` — or until [`Stdio::wait`] returns) and then looks at the
 //!   registry again. It never blocks in `read` while nothing is ready.
