@@ -95,6 +95,9 @@ bookshop=$target_dir/release/bookshop
 scripts/interop.sh "$bookshop"
 scripts/interop.sh "$bookshop" --page-size 1
 
+step "interop, subscriptions: the Python SDK client is told of changes on stdio (resources/subscribe; 2026-07-28 listen), inside and outside requests"
+"${PICOMCP_VENV:-target/interop-venv}/bin/python" tests/interop/subscribe.py "$bookshop"
+
 step "interop over HTTP: the Python SDK's streamable_http_client drives http_bookshop (handshake era)"
 cargo build --release --example http_bookshop
 scripts/interop_http.sh

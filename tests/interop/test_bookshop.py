@@ -271,8 +271,8 @@ _ABSENT = object()  # "do not check this"
 # templates by uriTemplate, prompts by name), per mode (the same in both eras: reserve
 # and blurb ask the client on every era).
 _BOOKSHOP_LISTS = {
-    "tools": ["get_author", "get_author_strict", "top", "reserve", "blurb", "count"],
-    "resources": ["books://catalog"],
+    "tools": ["get_author", "get_author_strict", "top", "reserve", "blurb", "buy", "count"],
+    "resources": ["books://catalog", "books://stock"],
     "resource_templates": ["books://{title}"],
     "prompts": ["recommend"],
 }

@@ -67,7 +67,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const MAX_FAILED_RESTARTS = 2;
 const HANDSHAKE_VERSION = '2025-11-25';
 const NOT_FOUND = "No book titled 'Nothing' in the catalog.";
-const TOOLS = ['get_author', 'get_author_strict', 'top', 'reserve', 'blurb', 'count'];
+const TOOLS = ['get_author', 'get_author_strict', 'top', 'reserve', 'blurb', 'buy', 'count'];
 const GET_AUTHOR_OUTPUT_SCHEMA = {
   type: 'object',
   properties: { result: { type: 'string' } },
@@ -534,7 +534,7 @@ function checksFor(conn) {
   async function resourcesList() {
     const p = new Problems();
     const r = await client().listResources(undefined, opts());
-    p.eq(r.resources.map((x) => [x.uri, x.mimeType]), [['books://catalog', 'application/json']], 'resources (uri, mimeType)');
+    p.eq(r.resources.map((x) => [x.uri, x.mimeType]), [['books://catalog', 'application/json'], ['books://stock', 'application/json']], 'resources (uri, mimeType)');
     const t = await client().listResourceTemplates(undefined, opts());
     p.eq(
       t.resourceTemplates.map((x) => [x.uriTemplate, x.name, x.mimeType]),
