@@ -18,12 +18,17 @@ mod shop;
 use std::sync::Mutex;
 
 use picomcp::Server;
+use picomcp::changes::Changes;
 use picomcp::http::Sessions;
 
 /// Up to 1024 handshake-era sessions (about 40 KiB); a full table refuses a
 /// new one (`503`) rather than evicting a live one, and idle sessions
 /// expire (`--session-idle-s`).
 static SESSIONS: Mutex<Sessions<1024>> = Mutex::new(Sessions::new());
+
+/// The stock's changes (a `buy` by any client) wake every open notification
+/// stream: subscribed sessions' `GET` streams and listen streams.
+static CHANGES: Changes = Changes::new().on_change(serve::wake);
 
 fn main() {
     let (port, limits) = serve::args(
@@ -33,6 +38,6 @@ fn main() {
     // One server for every connection and thread, sealing with the secret.
     let key = serve::secret("http_bookshop", limits.key_file);
     let server: &'static Server<'static, shop::Shop> =
-        Box::leak(Box::new(shop::server_with(0, key)));
+        Box::leak(Box::new(shop::server_in(0, key, &CHANGES)));
     serve::run("http_bookshop", server, &SESSIONS, port, limits);
 }

@@ -507,6 +507,11 @@ impl Subscriber<'_> {
     }
 
     /// Subscribe to `uri`; subscribing twice is one subscription.
+    /// How many URIs this set can hold (`K`).
+    pub(crate) fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
     pub(crate) fn add(&mut self, changes: &Changes, uri: &str) -> Result<(), Refused> {
         if self.find(uri.as_bytes()).is_some() {
             return Ok(());

@@ -20,7 +20,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions};
+use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
 use picomcp::server::Waiting;
 use picomcp::{Connection, Server};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -28,6 +28,24 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 /// Handshake-era calls waiting for a client's answers (elicitation,
 /// sampling, roots), for every session: 16 at once, 16 KiB each.
 static WAITING: Mutex<Waiting<16, { 16 << 10 }>> = Mutex::new(Waiting::new());
+
+/// The notification streams: 256 slots (sessions with subscriptions or a
+/// `GET` stream, and 2026-07-28 listen streams), each up to 8 URIs of at
+/// most 256 bytes: 256 × (8 × 264 + about 130) bytes, about 570 KiB.
+static NOTE_STREAMS: Mutex<Streams<256, 8, 256>> = Mutex::new(Streams::new());
+
+/// Woken by the server's `Changes` (`Changes::on_change(serve::wake)`): every
+/// open notification stream looks for what is due.
+static NOTIFY: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// The `on_change` hook of the server's `Changes`.
+#[allow(dead_code)] // not every includer announces changes
+pub fn wake() {
+    NOTIFY.notify_waiters();
+}
+
+/// Bytes of SSE events one stream poll may write.
+const STREAM_BUFFER: usize = 16 << 10;
 
 /// The SSE streams held open for waiting calls, by call: where the rest of
 /// a call (more requests, its final answer) is sent.
@@ -205,13 +223,17 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
         }
         let request = picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
         // One store for every session; held only while the core runs.
-        let r = http.handle_waiting(
+        let r = http.handle_streams(
             &mut Locked(sessions),
             &mut random_id,
             &mut *lock(&WAITING),
+            &mut *lock(&NOTE_STREAMS),
             request,
             &mut out,
         );
+        if r.poll_streams {
+            wake();
+        }
         let bytes = Bytes::copy_from_slice(&out[..r.body_len]);
         if let Some(delivery) = r.deliver {
             // This request's output belongs on a waiting call's stream.
@@ -241,12 +263,47 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
             lock(&STREAMS).insert(call.0, tx);
             reply.rest = Some(rx);
         }
+        if let Some(id) = r.stream {
+            let (tx, rx) = unbounded_channel();
+            reply.rest = Some(rx);
+            tokio::spawn(notification_stream(http, id, tx));
+        }
         builder.body(reply)
     });
     Ok(response.unwrap_or_else(|_| plain(StatusCode::INTERNAL_SERVER_ERROR, "bad response\n")))
 }
 
 /// Serve `server` on `127.0.0.1:port`, endpoint `/mcp`, until killed.
+/// Keep a notification stream (a session's `GET`, a listen) fed: poll it
+/// whenever the server's changes wake us, until it is over or the client
+/// has gone (then its slot is given back).
+async fn notification_stream<S: Sync + 'static>(
+    http: Http<'static, S>,
+    id: SessionId,
+    tx: UnboundedSender<Bytes>,
+) {
+    let mut buf = vec![0u8; STREAM_BUFFER];
+    loop {
+        // Registered before polling, so a change in between is not missed.
+        let notified = NOTIFY.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let polled = http.poll_stream(&mut lock(&NOTE_STREAMS), &id, &mut buf);
+        let Some((n, last)) = polled else { break };
+        if n > 0 && tx.send(Bytes::copy_from_slice(&buf[..n])).is_err() {
+            break;
+        }
+        if last {
+            break;
+        }
+        tokio::select! {
+            () = &mut notified => {}
+            () = tx.closed() => break,
+        }
+    }
+    lock(&NOTE_STREAMS).close(&id);
+}
+
 pub fn run<S: Sync + 'static, const N: usize>(
     name: &str,
     server: &'static Server<'static, S>,

@@ -160,8 +160,18 @@ pub(super) fn hostname(authority: &str) -> &str {
 
 /// Media ranges of an `Accept` header cover both JSON and SSE.
 pub(super) fn accepts_both(accept: Option<&str>) -> bool {
+    accepts(accept) == (true, true)
+}
+
+/// `Accept` covers `text/event-stream` (a `GET` stream).
+pub(super) fn accepts_event_stream(accept: Option<&str>) -> bool {
+    accepts(accept).1
+}
+
+/// Whether `Accept` covers JSON, and SSE (wildcards count, `q=0` refuses).
+fn accepts(accept: Option<&str>) -> (bool, bool) {
     let Some(accept) = accept else {
-        return false;
+        return (false, false);
     };
     let (mut json, mut sse) = (false, false);
     for range in accept.split(',') {
@@ -179,7 +189,7 @@ pub(super) fn accepts_both(accept: Option<&str>) -> bool {
         json |= m(JSON) || m("application/*") || m("*/*");
         sse |= m(EVENT_STREAM) || m("text/*") || m("*/*");
     }
-    json && sse
+    (json, sse)
 }
 
 pub(super) fn is_json(content_type: Option<&str>) -> bool {

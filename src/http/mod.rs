@@ -132,6 +132,7 @@ mod headers;
 mod params;
 mod response;
 mod session;
+mod stream;
 
 use core::fmt;
 
@@ -145,8 +146,10 @@ use params::{Message, check_params};
 pub use response::{CallId, Delivery, EVENT_STREAM, JSON, Response, status_for, status_for_error};
 use response::{Refusal, Status, error, refuse, respond, respond_as};
 pub use session::{Random, SessionHex, SessionId, SessionStore, Sessions};
+pub use stream::Streams;
 
-use crate::error::HEADER_MISMATCH;
+use crate::changes::{Subscriber, Subscriptions};
+use crate::error::{HEADER_MISMATCH, INTERNAL_ERROR};
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
 use crate::schema::Schema;
@@ -268,7 +271,14 @@ impl<'a, S> Http<'a, S> {
         R: Random + ?Sized,
         H: Headers + ?Sized,
     {
-        self.handle_in(sessions, random, None::<&mut Waiting<0, 0>>, req, out)
+        self.handle_in(
+            sessions,
+            random,
+            None::<&mut Waiting<0, 0>>,
+            None::<&mut Streams<0, 0, 0>>,
+            req,
+            out,
+        )
     }
 
     /// [`handle`](Self::handle), where handshake-era calls that ask the
@@ -294,14 +304,97 @@ impl<'a, S> Http<'a, S> {
         R: Random + ?Sized,
         H: Headers + ?Sized,
     {
-        self.handle_in(sessions, random, Some(waiting), req, out)
+        self.handle_in(
+            sessions,
+            random,
+            Some(waiting),
+            None::<&mut Streams<0, 0, 0>>,
+            req,
+            out,
+        )
     }
 
-    fn handle_in<St, R, H, const N: usize, const B: usize>(
+    /// [`handle_waiting`](Self::handle_waiting), serving subscriptions and
+    /// change notifications from the server's
+    /// [`Changes`](crate::changes::Changes) through `streams`: handshake
+    /// sessions' `resources/subscribe` / `unsubscribe` and their `GET` SSE
+    /// stream, and 2026-07-28 `subscriptions/listen` streams. A response
+    /// with [`Response::stream`] stays open: see
+    /// [`poll_stream`](Self::poll_stream).
+    #[must_use = "send the response: its status, headers and out[..body_len]"]
+    pub fn handle_streams<
+        St,
+        R,
+        H,
+        const N: usize,
+        const B: usize,
+        const M: usize,
+        const K: usize,
+        const U: usize,
+    >(
+        &self,
+        sessions: &mut St,
+        random: &mut R,
+        waiting: &mut Waiting<N, B>,
+        streams: &mut Streams<M, K, U>,
+        req: Request<'_, H>,
+        out: &mut [u8],
+    ) -> Response
+    where
+        St: SessionStore + ?Sized,
+        R: Random + ?Sized,
+        H: Headers + ?Sized,
+    {
+        self.handle_in(sessions, random, Some(waiting), Some(streams), req, out)
+    }
+
+    /// The notifications due on stream `id` (a [`Response::stream`]) as SSE
+    /// events in `out`: `Some((len, last))`, where `last` says the stream
+    /// ends after these bytes (a listen answered after its
+    /// `notifications/cancelled`); `None` when the stream is gone (its
+    /// session deleted or its slot reclaimed): end it. Call it when the
+    /// server's [`Changes`](crate::changes::Changes) wake you
+    /// ([`Changes::on_change`](crate::changes::Changes::on_change)).
+    pub fn poll_stream<const M: usize, const K: usize, const U: usize>(
+        &self,
+        streams: &mut Streams<M, K, U>,
+        id: &SessionId,
+        out: &mut [u8],
+    ) -> Option<(usize, bool)> {
+        let (at, listen, ending) = streams.stream(id)?;
+        let mut subs = streams.subscriber(at)?;
+        let mut n = self.server.pending_era(Some(listen), &mut subs, out);
+        if ending {
+            let rest = out.get_mut(n..).unwrap_or_default();
+            n += self.server.end_open_listen(&mut subs, rest);
+        }
+        if ending {
+            streams.release(at);
+        }
+        let len = if n == 0 {
+            0
+        } else {
+            response::frame_sse(out, n).unwrap_or(0)
+        };
+        Some((len, ending))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn handle_in<
+        St,
+        R,
+        H,
+        const N: usize,
+        const B: usize,
+        const M: usize,
+        const K: usize,
+        const U: usize,
+    >(
         &self,
         sessions: &mut St,
         random: &mut R,
         waiting: Option<&mut Waiting<N, B>>,
+        streams: Option<&mut Streams<M, K, U>>,
         req: Request<'_, H>,
         out: &mut [u8],
     ) -> Response
@@ -330,26 +423,33 @@ impl<'a, S> Http<'a, S> {
         match req.method {
             "POST" => {}
             "DELETE" if !modern_header => {
-                // The session's waiting calls end with it.
-                if let (Some(waiting), Some(id)) = (
-                    waiting,
-                    headers
-                        .get("mcp-session-id")
-                        .and_then(|t| SessionId::parse(t.trim())),
-                ) {
+                // The session's waiting calls and streams end with it.
+                let id = headers
+                    .get("mcp-session-id")
+                    .and_then(|t| SessionId::parse(t.trim()));
+                if let (Some(waiting), Some(id)) = (waiting, id) {
                     waiting.forget(&id.0);
+                }
+                if let (Some(streams), Some(id)) = (streams, id) {
+                    streams.forget(&id);
                 }
                 return delete(sessions, headers, out);
             }
-            _ => {
-                let mut r = Response::empty(405);
-                r.allow = Some(if modern_header {
-                    "POST"
-                } else {
-                    "POST, DELETE"
-                });
-                return r;
+            "GET" if !modern_header && streams.is_some() => {
+                if let Some(streams) = streams {
+                    return self.open_stream(sessions, streams, headers, req.now, out);
+                }
             }
+            _ => {}
+        }
+        if req.method != "POST" {
+            let mut r = Response::empty(405);
+            r.allow = Some(match (modern_header, streams.is_some()) {
+                (true, _) => "POST",
+                (false, true) => "GET, POST, DELETE",
+                (false, false) => "POST, DELETE",
+            });
+            return r;
         }
         if !accepts_both(headers.get("accept")) {
             return refuse(out, Refusal::NotAcceptable);
@@ -380,10 +480,15 @@ impl<'a, S> Http<'a, S> {
         let enveloped = envelope::is_enveloped(view.meta);
         let era = envelope::era_of(view.is_initialize(), enveloped, modern_header);
         if !view.object || era == Era::Handshake {
+            let subscribing = view.method.is_some_and(|m| {
+                m.eq_str("resources/subscribe") || m.eq_str("resources/unsubscribe")
+            });
             return self.handshake(
                 sessions,
                 random,
                 waiting,
+                streams,
+                subscribing,
                 headers,
                 body,
                 &outline,
@@ -402,21 +507,129 @@ impl<'a, S> Http<'a, S> {
                 return error(out, 400, view.id(), HEADER_MISMATCH, message.as_str());
             }
         }
-        let answer = self.server.handle_outlined(
-            &mut Connection::modern(),
-            body,
-            &outline,
-            out,
-            None,
-            None,
-            None,
-            if modern_header {
-                Origin::ClaimedModern
-            } else {
-                Origin::Alone
-            },
-        );
-        respond(out, answer, Status::Modern)
+        let origin = if modern_header {
+            Origin::ClaimedModern
+        } else {
+            Origin::Alone
+        };
+        let Some(streams) = streams else {
+            let answer = self.server.handle_outlined(
+                &mut Connection::modern(),
+                body,
+                &outline,
+                out,
+                None,
+                None,
+                None,
+                origin,
+            );
+            return respond(out, answer, Status::Modern);
+        };
+        let method = view.method;
+        if method.is_some_and(|m| m.eq_str("notifications/cancelled")) {
+            // Ends a listen stream of this endpoint: its result goes there.
+            let request = json::Value::trusted(body)
+                .get("params")
+                .and_then(|p| p.get("requestId"))
+                .map(|v| v.raw());
+            if let Some(at) = request.and_then(|id| streams.listen_with_request(id)) {
+                streams.mark_ending(at);
+                let mut r = Response::empty(202);
+                r.poll_streams = true;
+                return r;
+            }
+        }
+        if !method.is_some_and(|m| m.eq_str("subscriptions/listen")) {
+            // Any other request: subscriptions are served here (the
+            // capabilities say so), but nothing else is kept.
+            let mut none = Subscriptions::<0, 0>::new();
+            let answer = self.server.handle_outlined(
+                &mut Connection::modern(),
+                body,
+                &outline,
+                out,
+                None,
+                None,
+                Some(&mut none.subscriber()),
+                origin,
+            );
+            return respond(out, answer, Status::Modern);
+        }
+        let mut id = SessionId([0; 16]);
+        random.fill(&mut id.0);
+        let Some(at) = streams.listen_slot(id, sessions, req.now) else {
+            return error(
+                out,
+                200,
+                view.id(),
+                INTERNAL_ERROR,
+                "cannot listen: every notification stream of this server is in use",
+            );
+        };
+        let answer = match streams.subscriber(at) {
+            Some(mut subs) => self.server.handle_outlined(
+                &mut Connection::modern(),
+                body,
+                &outline,
+                out,
+                None,
+                None,
+                Some(&mut subs),
+                origin,
+            ),
+            None => crate::server::Answer::NOTHING,
+        };
+        if !answer.listening {
+            streams.release(at);
+            return respond(out, answer, Status::Modern);
+        }
+        let mut r = respond_as(out, answer, Status::Modern, true);
+        r.stream = Some(id);
+        r
+    }
+
+    /// A handshake session's `GET`: its notification stream.
+    fn open_stream<St, H, const M: usize, const K: usize, const U: usize>(
+        &self,
+        sessions: &mut St,
+        streams: &mut Streams<M, K, U>,
+        headers: &H,
+        now: u64,
+        out: &mut [u8],
+    ) -> Response
+    where
+        St: SessionStore + ?Sized,
+        H: Headers + ?Sized,
+    {
+        if !headers::accepts_event_stream(headers.get("accept")) {
+            return refuse(out, Refusal::NotAcceptableStream);
+        }
+        if let Some(v) = headers.get("mcp-protocol-version").map(str::trim)
+            && !ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Handshake)
+        {
+            return refuse(out, Refusal::UnsupportedVersionHeader);
+        }
+        let Some(text) = headers.get("mcp-session-id") else {
+            return refuse(out, Refusal::SessionRequired);
+        };
+        let Some(id) = SessionId::parse(text.trim()).filter(|id| sessions.load(id, now).is_some())
+        else {
+            return refuse(out, Refusal::SessionNotFound);
+        };
+        let Some(at) = streams.session_slot(&id, sessions, now) else {
+            let mut full = refuse(out, Refusal::StreamsFull);
+            full.retry_after = Some(RETRY_AFTER);
+            return full;
+        };
+        if !streams.open(at) {
+            return refuse(out, Refusal::StreamOpen);
+        }
+        let mut r = match self.poll_stream(streams, &id, out) {
+            Some((len, _)) => Response::sse(len),
+            None => Response::sse(0),
+        };
+        r.stream = Some(id);
+        r
     }
 
     /// The input schema whose `x-mcp-header` annotations a 2026-07-28
@@ -434,11 +647,22 @@ impl<'a, S> Http<'a, S> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn handshake<St, R, H, const N: usize, const B: usize>(
+    fn handshake<
+        St,
+        R,
+        H,
+        const N: usize,
+        const B: usize,
+        const M: usize,
+        const K: usize,
+        const U: usize,
+    >(
         &self,
         sessions: &mut St,
         random: &mut R,
         waiting: Option<&mut Waiting<N, B>>,
+        streams: Option<&mut Streams<M, K, U>>,
+        subscribing: bool,
         headers: &H,
         body: &mut [u8],
         outline: &Outline,
@@ -458,6 +682,9 @@ impl<'a, S> Http<'a, S> {
         }
         if opens_session {
             let mut conn = Connection::new();
+            // With streams, subscriptions are served: the capabilities say so.
+            let mut none = Subscriptions::<0, 0>::new();
+            let mut none = none.subscriber();
             let answer = self.server.handle_outlined(
                 &mut conn,
                 body,
@@ -465,7 +692,7 @@ impl<'a, S> Http<'a, S> {
                 out,
                 None,
                 None,
-                None,
+                streams.is_some().then_some(&mut none),
                 Origin::Alone,
             );
             let mut r = respond(out, answer, Status::Handshake);
@@ -490,19 +717,31 @@ impl<'a, S> Http<'a, S> {
         else {
             return refuse(out, Refusal::SessionNotFound);
         };
-        let mut view = waiting.map(|w| w.view_for(id.0));
+        // No stream slot for this session: a subscription set of no room,
+        // which the core refuses, naming the server's bound.
+        let mut no_room = Subscriptions::<0, 0>::new();
+        let mut subs: Option<Subscriber<'_>> = None;
+        if let Some(streams) = streams
+            && subscribing
+        {
+            subs = match streams.session_slot(&id, sessions, now) {
+                Some(at) => streams.subscriber(at),
+                None => Some(no_room.subscriber()),
+            };
+        }
+        let mut waiting_view = waiting.map(|w| w.view_for(id.0));
         let answer = self.server.handle_outlined(
             &mut conn,
             body,
             outline,
             out,
             None,
-            view.as_mut(),
-            None,
+            waiting_view.as_mut(),
+            subs.as_mut(),
             Origin::Alone,
         );
         sessions.save(&id, conn, now);
-        match view.and_then(|v| v.event) {
+        match waiting_view.and_then(|v| v.event) {
             None => respond(out, answer, Status::Handshake),
             // This request's call waits: its stream stays open.
             Some(CallEvent::Parked(call)) => {

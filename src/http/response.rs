@@ -39,6 +39,17 @@ pub struct Response {
     /// but SSE events for the stream held for this call; `last`: close that
     /// stream after them (the call is over, answered or cancelled).
     pub deliver: Option<Delivery>,
+    /// Keep this response open as an SSE stream of notifications (a
+    /// session's `GET` stream, a `subscriptions/listen`): after
+    /// `out[..body_len]`, call [`Http::poll_stream`](super::Http::poll_stream)
+    /// with this id whenever the server's
+    /// [`Changes`](crate::changes::Changes) announce something (and after a
+    /// response with [`poll_streams`](Self::poll_streams)), and
+    /// [`Streams::close`](super::Streams::close) when the client goes away.
+    pub stream: Option<super::SessionId>,
+    /// A listen stream has something to send (its end, after a
+    /// `notifications/cancelled`): poll the open streams now.
+    pub poll_streams: bool,
 }
 
 /// Names a waiting call whose stream an adapter holds open.
@@ -66,7 +77,14 @@ impl Response {
             body_len: 0,
             hold: None,
             deliver: None,
+            stream: None,
+            poll_streams: false,
         }
+    }
+
+    /// `200` opening an SSE stream with `body_len` bytes of events.
+    pub(super) const fn sse(body_len: usize) -> Self {
+        Self::body(200, EVENT_STREAM, body_len)
     }
 
     /// `status` with `body_len` bytes of `content_type`, no other header.
@@ -142,6 +160,12 @@ pub(super) enum Refusal {
     SessionNotFound,
     /// `initialize` while every session slot holds a live session.
     SessionsFull,
+    /// A `GET` without `text/event-stream` in `Accept`.
+    NotAcceptableStream,
+    /// A second `GET` stream for one session.
+    StreamOpen,
+    /// A `GET` while every stream slot is in use.
+    StreamsFull,
 }
 
 impl Refusal {
@@ -182,6 +206,21 @@ impl Refusal {
                 503,
                 INTERNAL_ERROR,
                 "Service Unavailable: every session slot is in use; retry later",
+            ),
+            Refusal::NotAcceptableStream => (
+                406,
+                INVALID_REQUEST,
+                "Not Acceptable: Accept must include text/event-stream",
+            ),
+            Refusal::StreamOpen => (
+                409,
+                INVALID_REQUEST,
+                "Conflict: this session's GET stream is open already",
+            ),
+            Refusal::StreamsFull => (
+                503,
+                INTERNAL_ERROR,
+                "Service Unavailable: every stream slot is in use; retry later",
             ),
         }
     }

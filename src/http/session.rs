@@ -66,6 +66,13 @@ pub trait SessionStore {
     }
     /// End a session; `false` if there was none.
     fn remove(&mut self, id: &SessionId) -> bool;
+    /// Whether session `id` is live at `now` (asked when a stream slot of
+    /// [`Streams`](super::Streams) is needed, to reclaim those of ended
+    /// sessions). The default asks [`load`](Self::load), which marks the
+    /// session used; [`Sessions`] does not.
+    fn contains(&mut self, id: &SessionId, now: u64) -> bool {
+        self.load(id, now).is_some()
+    }
 }
 
 /// One slot of [`Sessions`].
@@ -201,6 +208,10 @@ impl<const N: usize> SessionStore for Sessions<N> {
             }
             None => false,
         }
+    }
+
+    fn contains(&mut self, id: &SessionId, now: u64) -> bool {
+        self.find(id, now).is_some()
     }
 
     fn remove(&mut self, id: &SessionId) -> bool {

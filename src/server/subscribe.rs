@@ -27,16 +27,54 @@ impl<S> Server<'_, S> {
     /// of a change (the HTTP mapping does not serve subscriptions yet).
     #[must_use = "the notifications are out[..n]: send them"]
     pub fn pending(&self, conn: &Connection, subs: &mut Subscriber<'_>, out: &mut [u8]) -> usize {
+        let era = match conn {
+            Connection::Ready(_) => Some(false),
+            Connection::Modern => Some(true),
+            _ => None,
+        };
+        self.pending_era(era, subs, out)
+    }
+
+    /// [`pending`](Self::pending) for a stream whose era is known (`Some(true)`:
+    /// a 2026-07-28 listen; `Some(false)`: an initialized handshake session;
+    /// `None`: before the handshake, nothing is due).
+    pub(crate) fn pending_era(
+        &self,
+        modern: Option<bool>,
+        subs: &mut Subscriber<'_>,
+        out: &mut [u8],
+    ) -> usize {
         let Some(changes) = self.changes else {
             return 0;
         };
         let mut w = Writer::new(out);
-        match conn {
-            Connection::Ready(_) => subs.write_due(changes, self.list_bits(), &mut w),
-            Connection::Modern => subs.write_due(changes, 0, &mut w),
-            _ => subs.skip(changes),
+        match modern {
+            Some(false) => subs.write_due(changes, self.list_bits(), &mut w),
+            Some(true) => subs.write_due(changes, 0, &mut w),
+            None => subs.skip(changes),
         }
         w.len()
+    }
+
+    /// End the open listen request of `subs` with its result (an HTTP
+    /// listen stream whose `notifications/cancelled` came in another
+    /// request); the bytes written, 0 when none is open.
+    pub(crate) fn end_open_listen(&self, subs: &mut Subscriber<'_>, out: &mut [u8]) -> usize {
+        let mut params = [0u8; crate::changes::MAX_LISTEN_ID + 16];
+        let n = match subs.listening() {
+            Some(l) => {
+                let mut w = Writer::new(&mut params);
+                w.raw(b"{\"requestId\":");
+                w.raw(l.id());
+                w.raw(b"}");
+                w.len()
+            }
+            None => return 0,
+        };
+        let frame = params.get(..n).unwrap_or_default();
+        let mut w = super::out::answer_writer(out);
+        self.end_listen(subs, Some(Value::trusted(frame)), &mut w);
+        super::out::finish(w)
     }
 
     /// The lists this server has (and so can announce changes of).
@@ -105,6 +143,17 @@ impl<S> Server<'_, S> {
         if !add {
             subs.remove(uri);
             return resp.result(|w| w.raw(b"{}"));
+        }
+        if subs.capacity() == 0 {
+            // An HTTP endpoint whose stream table had no room for this
+            // session (crate::http::Streams).
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!(
+                    "cannot subscribe to {uri}: every notification stream slot of this server is in use"
+                ),
+                Data::None,
+            );
         }
         match subs.add(changes, uri) {
             Ok(()) => resp.result(|w| w.raw(b"{}")),
