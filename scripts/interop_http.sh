@@ -3,6 +3,9 @@
 # (mcp==2.3.0, its streamable_http_client) drives http_bookshop on a loopback
 # port in the handshake era (tests/interop/test_http.py: test_bookshop.py's
 # legacy checks, the asking ones included, plus the HTTP exchanges).
+# Then tests/interop/subscribe.py --url: two clients, one subscribes (its
+# session's GET stream; a 2026-07-28 listen stream), the other buys, the first
+# is told.
 #
 # Usage, from anywhere (runs in the repo root):
 #   scripts/interop_http.sh            # every legacy check (--all)
@@ -44,6 +47,12 @@ echo "interop_http: tests/interop/test_http.py ${which:-(asking checks)} against
 status=0
 # The test has its own 180 s budget and watchdog; this bounds it from outside too.
 timeout -k 5 240 "$venv/bin/python" tests/interop/test_http.py --url "$URL" $which || status=$?
+if [ -n "$which" ]; then
+    # Two clients: one subscribes (handshake GET stream; 2026-07-28 listen),
+    # the other buys, the first is told.
+    echo "interop_http: tests/interop/subscribe.py against $URL"
+    timeout -k 5 120 "$venv/bin/python" tests/interop/subscribe.py --url "$URL" || status=$?
+fi
 if [ "$status" != 0 ]; then
     echo "# http_bookshop stderr (last 15 lines):"
     tail -n 15 "$LOG" | sed 's/^/#   /'

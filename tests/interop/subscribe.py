@@ -13,8 +13,14 @@ of changes by the bookshop on stdio, in both eras.
   ``ResourceUpdated`` and then the restock's, with no request in flight; leaving
   the ``async with`` cancels the listen.
 
+Over HTTP (``--url URL`` of a running ``http_bookshop``), two clients: one
+subscribes (handshake era: ``resources/subscribe``, told on its session's ``GET``
+SSE stream, which the SDK opens by itself; 2026-07-28: ``Client.listen``, told on
+the listen stream), the other buys, and the first is told.
+
 Usage: subscribe.py BOOKSHOP [ARGS...]  (the server command; ``--restock-every 1``
-is appended). Exit status 0 when every check passed, 1 otherwise.
+is appended), or subscribe.py --url URL. Exit status 0 when every check passed,
+1 otherwise.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import anyio
 import mcp.types as types
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.subscriptions import ResourceUpdated
 
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -111,10 +118,65 @@ async def modern(argv: list[str]) -> None:
         check(not result.is_error, "modern: the connection goes on after the listen ends")
 
 
+def first_text(result: types.CallToolResult) -> str:
+    return result.content[0].text if result.content else ""
+
+
+async def http_handshake(url: str) -> None:
+    updates: list[str] = []
+    told = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        root = getattr(message, "root", message)
+        if isinstance(root, types.ResourceUpdatedNotification):
+            updates.append(str(root.params.uri))
+            told.set()
+
+    async with streamable_http_client(url) as (read_a, write_a):
+        async with ClientSession(read_a, write_a, message_handler=on_message) as a:
+            init = await a.initialize()
+            caps = init.capabilities.resources
+            check(caps is not None and caps.subscribe is True, "http legacy: initialize advertises resources.subscribe")
+            await a.subscribe_resource(STOCK)
+            async with streamable_http_client(url) as (read_b, write_b):
+                async with ClientSession(read_b, write_b) as b:
+                    await b.initialize()
+                    stock = await b.read_resource(STOCK)
+                    check(bool(stock.contents), f"http legacy: the other client reads {STOCK}")
+                    result = await b.call_tool("buy", {"title": "Dune"})
+                    check(first_text(result).startswith("Bought Dune"), f"http legacy: the other client buys ({first_text(result)!r})")
+            with anyio.fail_after(TIMEOUT):
+                await told.wait()
+            check(updates == [STOCK], f"http legacy: the subscriber is told on its GET stream ({updates})")
+
+
+async def http_modern(url: str) -> None:
+    async with Client(url) as a:
+        check(a.session.protocol_version == "2026-07-28", "http modern: default mode adopted 2026-07-28")
+        async with a.listen(resource_subscriptions=[STOCK]) as sub:
+            check(list(sub.honored.resource_subscriptions or []) == [STOCK], "http modern: listen acknowledged")
+            async with Client(url) as b:
+                result = await b.call_tool("buy", {"title": "Dune"})
+                check(first_text(result).startswith("Bought Dune"), f"http modern: the other client buys ({first_text(result)!r})")
+            with anyio.fail_after(TIMEOUT):
+                async for event in sub:
+                    check(
+                        isinstance(event, ResourceUpdated) and str(event.uri) == STOCK,
+                        f"http modern: the listener is told on its listen stream ({event})",
+                    )
+                    break
+        result = await a.call_tool("get_author", {"title": "Dune"})
+        check(not result.is_error, "http modern: the client goes on after the listen ends")
+
+
 async def main(argv: list[str]) -> None:
     with anyio.fail_after(90):
-        await handshake(argv)
-        await modern(argv)
+        if argv[0] == "--url":
+            await http_handshake(argv[1])
+            await http_modern(argv[1])
+        else:
+            await handshake(argv)
+            await modern(argv)
 
 
 if __name__ == "__main__":
