@@ -20,9 +20,10 @@
 #[path = "http/serve.rs"]
 mod serve;
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
+use picomcp::changes::{Changes, Subscriptions};
 use picomcp::http::Sessions;
 use picomcp::mrtr::{ElicitAction, InputResponse, Sampling, SamplingContent, SamplingMessage};
 use picomcp::prompt::{
@@ -35,7 +36,7 @@ use picomcp::resource::{
 use picomcp::schema::{Composition, DRAFT_2020_12, Def, Literal, Property, Schema};
 use picomcp::server::Waiting;
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
-use picomcp::transport::{Stdio, serve_waiting};
+use picomcp::transport::{Stdio, StdioWaker, serve_subscribed};
 use picomcp::wire::json::{JsonStr, Kind};
 use picomcp::{LogLevel, ResourceNotFound, Server, ServerInfo, ToolError};
 
@@ -120,6 +121,39 @@ pub const JSON_SCHEMA_2020_12_TOOL: Tool<()> = Tool::new(
 fn contact<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     // Only called with arguments that passed every keyword of the schema.
     reply.text("Contact details accepted")
+}
+
+/// What the server announces: its tool and prompt lists can change (the
+/// conformance suite's `test_trigger_*_change` hooks announce a change), and
+/// resource updates. Announcing wakes the open HTTP streams, or the stdio
+/// loop.
+static CHANGES: Changes = Changes::new()
+    .tools_list_changes()
+    .prompts_list_changes()
+    .on_change(wake);
+
+static STDIO_WAKER: OnceLock<StdioWaker> = OnceLock::new();
+
+fn wake() {
+    serve::wake();
+    if let Some(w) = STDIO_WAKER.get() {
+        w.wake();
+    }
+}
+
+fn trigger_tool_change<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    CHANGES.tools_changed();
+    reply.text("Announced a change of the tool list.")
+}
+
+fn trigger_prompt_change<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    CHANGES.prompts_changed();
+    reply.text("Announced a change of the prompt list.")
+}
+
+fn trigger_resource_update<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    CHANGES.resource_updated("test://watched-resource");
+    reply.text("Announced an update of test://watched-resource.")
 }
 
 fn simple_text<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
@@ -573,6 +607,30 @@ static TOOLS: &[Tool<()>] = &[
         simple_text,
     ),
     Tool::new(
+        tool(
+            "test_trigger_tool_change",
+            "Announces a change of the tool list (notifications/tools/list_changed)",
+            &NO_ARGS,
+        ),
+        trigger_tool_change,
+    ),
+    Tool::new(
+        tool(
+            "test_trigger_prompt_change",
+            "Announces a change of the prompt list (notifications/prompts/list_changed)",
+            &NO_ARGS,
+        ),
+        trigger_prompt_change,
+    ),
+    Tool::new(
+        tool(
+            "test_trigger_resource_update",
+            "Announces an update of test://watched-resource (notifications/resources/updated)",
+            &NO_ARGS,
+        ),
+        trigger_resource_update,
+    ),
+    Tool::new(
         tool("test_image_content", "Returns image content", &NO_ARGS),
         image,
     ),
@@ -930,7 +988,8 @@ const SERVER: Server<'static, ()> =
         .templates(TEMPLATES)
         .prompts(PROMPTS)
         .completion(complete)
-        .logging();
+        .logging()
+        .changes(&CHANGES);
 
 static SESSIONS: Mutex<Sessions<256>> = Mutex::new(Sessions::new());
 
@@ -962,12 +1021,19 @@ fn serve_stdio(server: &'static Server<'static, ()>, limits: serve::Limits) {
     let mut input = vec![0u8; limits.max_body];
     let mut output = vec![0u8; limits.max_response];
     let mut waiting = Box::new(Waiting::<4, { 16 << 10 }>::new());
-    match serve_waiting(
+    let mut subs = Box::new(Subscriptions::<8, 256>::new());
+    let mut stdio = Stdio::live();
+    if let Some(w) = stdio.waker() {
+        let _ = STDIO_WAKER.set(w);
+    }
+    match serve_subscribed(
         server,
-        &mut Stdio::new(),
+        &mut stdio,
         &mut input,
         &mut output,
         &mut waiting,
+        &mut subs,
+        Stdio::wait,
     ) {
         Ok(()) => {}
         Err(picomcp::error::Error::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
