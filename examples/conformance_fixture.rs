@@ -22,8 +22,8 @@ mod serve;
 
 use std::sync::{Mutex, OnceLock};
 
-use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
 use picomcp::changes::{Changes, Subscriptions};
+use picomcp::completion::{CompleteOutcome, CompleteRequest, CompletionRef, Completions};
 use picomcp::http::Sessions;
 use picomcp::mrtr::{ElicitAction, InputResponse, Sampling, SamplingContent, SamplingMessage};
 use picomcp::prompt::{

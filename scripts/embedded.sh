@@ -19,8 +19,11 @@ tdir=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 export CARGO_TARGET_DIR=$tdir
 
 # 72 KiB: the handshake-era input requests (waiting calls, sampling) took the
-# firmware past 64 KiB; see the README footprint section.
-FLASH_BUDGET=${FLASH_BUDGET:-73728}
+# firmware past 64 KiB. 80 KiB: subscriptions and change notifications
+# (resources/subscribe, subscriptions/listen, the buy tool, books://stock
+# and the SysTick restock) added 8.9 KB (72,428 -> 81,3xx B), over issue 16's
+# 72 KiB; issue 19 brings it down. See the README footprint section.
+FLASH_BUDGET=${FLASH_BUDGET:-81920}
 RAM_BUDGET=${RAM_BUDGET:-16384}
 LIB_TARGETS=(thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imac-unknown-none-elf)
 FW_TARGET=thumbv7m-none-eabi
@@ -127,6 +130,10 @@ for variant in plain defmt; do
     rm -f "$log"
     run scripts/interop.sh sh -c 'exec "$@" 2>>"$0"' "$log" \
         qemu-system-arm "${QEMU_ARGS[@]}" -kernel "$elf"
+    # Subscriptions: told of a buy and of the SysTick restock, no request
+    # in flight (tests/interop/subscribe.py --as-is).
+    run timeout -k 5 120 "${PICOMCP_VENV:-target/interop-venv}/bin/python" tests/interop/subscribe.py --as-is \
+        sh -c 'exec "$@" 2>>"$0"' "$log" qemu-system-arm "${QEMU_ARGS[@]}" -kernel "$elf"
     peak=$(grep -ao 'picomcp-fw: stack high-water [0-9]* bytes' "$log" 2>/dev/null |
         awk '{ if ($4 > max) max = $4 } END { if (max) print max }')
     echo "peak stack during the interop run: ${peak:-?} bytes"

@@ -35,14 +35,15 @@
 //!
 //! # Memory
 //!
-//! [`Changes`]: 8 bytes per ring entry plus 24 (152 bytes). A subscriber
+//! [`Changes`]: 8 bytes per ring entry plus at most 32 (160 bytes). A subscriber
 //! ([`Subscriptions<K, U>`]): `K × (U + 8)` bytes for the URIs plus about
 //! 100 bytes (the read position, and the id and filter of a 2026-07-28
 //! listen request).
 //!
-//! Targets without 32-bit atomic read-modify-write (ARMv6-M) cannot build
-//! this module's announcing side: use a target with `fetch_add`
-//! (ARMv7-M and up, RISC-V with `A`, every hosted target).
+//! On targets without 32-bit atomic read-modify-write (ARMv6-M) the
+//! registry counts with a load and a store: announce from one execution
+//! context at a time there (or inside a critical section); every other
+//! target (ARMv7-M and up, RISC-V with `A`, hosted) announces from anywhere.
 
 use core::fmt;
 use core::sync::atomic::{AtomicU32, Ordering, fence};
@@ -139,6 +140,24 @@ pub(crate) fn uri_key(uri: &[u8]) -> u32 {
     h
 }
 
+/// `a += 1`, returning the new value: an atomic read-modify-write where the
+/// target has one; on targets without (ARMv6-M), a load and a store, so
+/// announcements must then come from one execution context at a time (or
+/// from inside a critical section).
+#[inline]
+fn increment(a: &AtomicU32) -> u32 {
+    #[cfg(target_has_atomic = "32")]
+    {
+        a.fetch_add(1, Ordering::AcqRel).wrapping_add(1)
+    }
+    #[cfg(not(target_has_atomic = "32"))]
+    {
+        let n = a.load(Ordering::Acquire).wrapping_add(1);
+        a.store(n, Ordering::Release);
+        n
+    }
+}
+
 impl Changes {
     /// A registry where only resource updates are announced (the server
     /// advertises `resources.subscribe`, and `listChanged: false`).
@@ -202,10 +221,10 @@ impl Changes {
     /// `notifications/resources/updated`.
     pub fn resource_updated(&self, uri: &str) {
         let key = uri_key(uri.as_bytes());
-        let mut n = self.head.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        let mut n = increment(&self.head);
         if n == 0 {
             // 0 marks an empty entry: the counter wrapped, take the next.
-            n = self.head.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+            n = increment(&self.head);
         }
         if let Some(e) = self.ring.get(n as usize % RING) {
             e.seq.store(0, Ordering::Relaxed);
@@ -234,13 +253,13 @@ impl Changes {
 
     fn list_changed(&self, list: List) {
         if let Some(c) = self.lists.get(list as usize) {
-            c.fetch_add(1, Ordering::AcqRel);
+            increment(c);
         }
         self.bump();
     }
 
     fn bump(&self) {
-        self.epoch.fetch_add(1, Ordering::AcqRel);
+        increment(&self.epoch);
         if let Some(wake) = self.wake {
             wake();
         }
@@ -720,6 +739,25 @@ pub(crate) fn write_tag(w: &mut Writer<'_>, id: &[u8]) {
 
 #[cfg(test)]
 mod tests {
+    /// The documented memory: `Changes` 160 bytes at most (on a target with a
+    /// pointer of 8 bytes at most), a subscriber `K × (U + 8)` plus at most
+    /// 100 bytes, and an HTTP stream slot at most 24 more.
+    #[test]
+    fn documented_sizes() {
+        use core::mem::size_of;
+        assert!(size_of::<Changes>() <= 160, "{}", size_of::<Changes>());
+        let base = size_of::<Subscriptions<0, 0>>();
+        assert!(base <= 100, "a subscriber's fixed part is {base} bytes");
+        assert_eq!(
+            size_of::<Subscriptions<8, 256>>() - base,
+            8 * (256 + 8),
+            "per URI"
+        );
+        let slot = size_of::<crate::http::Streams<2, 8, 256>>()
+            - size_of::<crate::http::Streams<1, 8, 256>>();
+        assert!(slot <= size_of::<Subscriptions<8, 256>>() + 24, "{slot}");
+    }
+
     use super::*;
 
     fn due(subs: &mut Subscriptions<4, 32>, changes: &Changes, lists: u8) -> std::string::String {

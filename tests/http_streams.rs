@@ -192,11 +192,17 @@ fn a_subscribed_session_is_told_on_its_get_stream() {
         bought.json()["result"]["content"][0]["text"],
         "Bought Dune (2 left)"
     );
-    assert_eq!(e.poll(&stream), Some((vec![updated("books://stock")], false)));
+    assert_eq!(
+        e.poll(&stream),
+        Some((vec![updated("books://stock")], false))
+    );
     assert_eq!(e.poll(&stream), Some((vec![], false)));
     // A change outside any request (a delivery) reaches it the same way.
     assert!(e.server.state().restock());
-    assert_eq!(e.poll(&stream), Some((vec![updated("books://stock")], false)));
+    assert_eq!(
+        e.poll(&stream),
+        Some((vec![updated("books://stock")], false))
+    );
     // The session that did not subscribe has a stream of nothing.
     let other = e.get(&b).stream.unwrap();
     assert_eq!(e.poll(&other), Some((vec![], false)));
@@ -242,7 +248,11 @@ fn get_at_its_edges() {
     assert_eq!(e.send("GET", &[HOST, SSE], "").status, 400);
     let unknown = "0000000000000000000000000000ffff";
     assert_eq!(e.get(unknown).status, 404);
-    assert_eq!(e.send("GET", &[("Host", "evil.example.com"), SSE], "").status, 403);
+    assert_eq!(
+        e.send("GET", &[("Host", "evil.example.com"), SSE], "")
+            .status,
+        403
+    );
     // 2026-07-28 has no GET stream.
     let r = e.send("GET", &[HOST, SSE, MODERN], "");
     assert_eq!(r.status, 405);
@@ -278,7 +288,10 @@ fn the_stream_table_is_bounded_and_nothing_is_evicted() {
         "cannot subscribe to books://catalog: all 2 subscriptions of this session are in use"
     );
     // A deleted session gives its slot back.
-    assert_eq!(e.send("DELETE", &[HOST, ("Mcp-Session-Id", &a)], "").status, 200);
+    assert_eq!(
+        e.send("DELETE", &[HOST, ("Mcp-Session-Id", &a)], "").status,
+        200
+    );
     assert_eq!(
         e.call(&b, 6, "resources/subscribe", r#"{"uri":"books://stock"}"#)
             .json()["result"],
@@ -317,7 +330,9 @@ fn a_listen_stream_is_acknowledged_tagged_and_ended_by_cancel() {
     let tag = json!({"io.modelcontextprotocol/subscriptionId": "l1"});
     assert_eq!(
         events(&listen.body),
-        [json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": {"resourceSubscriptions": ["books://stock"]}, "_meta": tag}})]
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": {"resourceSubscriptions": ["books://stock"]}, "_meta": tag}})
+        ]
     );
     let stream = listen.stream.expect("the listen stream stays open");
     assert_eq!(e.streams.listens(), 1);
@@ -332,7 +347,9 @@ fn a_listen_stream_is_acknowledged_tagged_and_ended_by_cancel() {
     assert_eq!(
         e.poll(&stream),
         Some((
-            vec![json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "books://stock", "_meta": tag}})],
+            vec![
+                json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "books://stock", "_meta": tag}})
+            ],
             false
         ))
     );
@@ -399,5 +416,8 @@ fn a_refused_listen_keeps_no_slot_and_the_client_closing_frees_it() {
         "server/discover",
         &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{{{ENV}}}}}"#),
     );
-    assert_eq!(d.json()["result"]["capabilities"]["resources"]["subscribe"], true);
+    assert_eq!(
+        d.json()["result"]["capabilities"]["resources"]["subscribe"],
+        true
+    );
 }

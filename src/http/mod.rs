@@ -48,9 +48,10 @@
 //! * `MCP-Protocol-Version`, when sent, must be a handshake version this
 //!   crate speaks → else `400`. (It is not compared with the negotiated
 //!   version; absent means `2025-03-26` per the spec.)
-//! * `GET` → `405` with `Allow: POST, DELETE`: there is **no standalone SSE
-//!   stream** (picomcp sends nothing outside the answer to a request), and no
-//!   resumability (`Last-Event-ID` is ignored).
+//! * `GET`: with [`Http::handle`] and [`Http::handle_waiting`] → `405` with
+//!   `Allow: POST, DELETE` (nothing is sent outside the answer to a
+//!   request). With [`Http::handle_streams`] it is the session's
+//!   notification stream (see [Subscriptions](#subscriptions-and-notification-streams)).
 //!
 //! # 2026-07-28 (stateless)
 //!
@@ -120,6 +121,37 @@
 //! &Mutex<Sessions<N>>` in the application). Two concurrent requests on one
 //! session both run; the later `save` wins (only `initialize` and
 //! `logging/setLevel` change a session).
+//!
+//! # Subscriptions and notification streams
+//!
+//! [`Http::handle_streams`] serves the server's
+//! [`Changes`](crate::changes::Changes) through a [`Streams`] table the
+//! caller owns (capabilities then say `resources.subscribe: true`, and
+//! `listChanged` for the lists the registry announces):
+//!
+//! * Handshake era: `resources/subscribe` / `resources/unsubscribe` in a
+//!   session keep its URIs in the session's slot of the table. A `GET`
+//!   with the session's `Mcp-Session-Id` and `Accept: text/event-stream`
+//!   opens the session's one notification stream: `200`
+//!   `text/event-stream`, the notifications already due as its first
+//!   events, and [`Response::stream`] set: keep it open and call
+//!   [`Http::poll_stream`] when the registry wakes you
+//!   ([`Changes::on_change`](crate::changes::Changes::on_change)). A second
+//!   `GET` while one is open → `409`; no `text/event-stream` in `Accept` →
+//!   `406`; no session id → `400`; unknown session → `404`; no free slot →
+//!   `503` with `Retry-After`. **`Last-Event-ID` resumption is not
+//!   offered**: events carry no ids (a replay buffer per session would cost
+//!   memory the table does not bound); a client that reconnects is sent
+//!   what changed while it was away, once per URI, on its new stream.
+//! * 2026-07-28: a `subscriptions/listen` POST is answered with an SSE
+//!   stream: the acknowledgment first, then the notifications its filter
+//!   asks for, tagged with the listen request's id. It ends when the
+//!   client closes it ([`Streams::close`]) or sends `notifications/cancelled`
+//!   naming it in another POST (`202`, [`Response::poll_streams`]: the
+//!   listen's result is the stream's last event). `GET` → `405`.
+//! * Changes made outside any request (another client's call, a timer)
+//!   reach every stream the same way; several changes of one URI between
+//!   two polls are one notification.
 //!
 //! # Output buffer
 //!

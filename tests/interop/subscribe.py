@@ -19,7 +19,9 @@ SSE stream, which the SDK opens by itself; 2026-07-28: ``Client.listen``, told o
 the listen stream), the other buys, and the first is told.
 
 Usage: subscribe.py BOOKSHOP [ARGS...]  (the server command; ``--restock-every 1``
-is appended), or subscribe.py --url URL. Exit status 0 when every check passed,
+is appended), subscribe.py --as-is COMMAND [ARGS...] (a server that restocks by
+itself: the firmware under QEMU, whose SysTick restocks every few seconds), or
+subscribe.py --url URL. Exit status 0 when every check passed,
 1 otherwise.
 """
 
@@ -53,8 +55,12 @@ def check(cond: bool, what: str) -> None:
         failures.append(what)
 
 
+AS_IS = False  # --as-is: the server restocks by itself (the firmware's SysTick)
+
+
 def params(argv: list[str]) -> StdioServerParameters:
-    return StdioServerParameters(command=argv[0], args=[*argv[1:], "--restock-every", "1"])
+    extra = [] if AS_IS else ["--restock-every", "1"]
+    return StdioServerParameters(command=argv[0], args=[*argv[1:], *extra])
 
 
 async def handshake(argv: list[str]) -> None:
@@ -180,9 +186,13 @@ async def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    if args[:1] == ["--as-is"]:
+        AS_IS = True
+        args = args[1:]
+    if not args:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    anyio.run(main, sys.argv[1:])
+    anyio.run(main, args)
     print(f"subscriptions interop: {len(failures)} failed", flush=True)
     sys.exit(1 if failures else 0)

@@ -2,7 +2,7 @@
 //! UART0 at 115200 8N1, run under QEMU's `lm3s6965evb` machine.
 //!
 //! The same handlers as the stdio example (`examples/bookshop/src/shop.rs`, shared
-//! by `#[path]`), served by the same `picomcp::transport::serve` loop, over a
+//! by `#[path]`), served by `picomcp::transport::serve_subscribed`, over a
 //! PL011 UART driver that implements `embedded_io::{Read, Write}`. No heap:
 //! no allocator is linked, the 2 KiB input and 2 KiB output buffers are
 //! statics, the server is `const` data in flash.
@@ -36,6 +36,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hio};
 use picomcp::Server;
+use picomcp::changes::Subscriptions;
 use picomcp::server::Waiting;
 use picomcp::wire::emit::Decimal;
 
@@ -53,6 +54,14 @@ static OUTPUT: Local<[u8; OUTPUT_BYTES]> = Local::new([0; OUTPUT_BYTES]);
 /// each with its request, state and answers in 768 B (about 2.6 KiB of RAM
 /// in all).
 static WAITING: Local<Waiting<2, 768>> = Local::new(Waiting::new());
+/// The connection's subscriptions: 2 URIs of up to 32 bytes (about 180 B).
+static SUBSCRIPTIONS: Local<Subscriptions<2, 32>> = Local::new(Subscriptions::new());
+
+/// A delivery arrives every this many SysTick wraps (a wrap is 2^24 ticks
+/// of the reference clock; under QEMU two wraps take about 3 s): one copy
+/// is restocked and the subscribers of `books://stock` are told, with no
+/// request in flight.
+const RESTOCK_WRAPS: u32 = 2;
 
 /// A static used from one execution context only: this firmware runs no
 /// interrupt handlers (PRIMASK stays set) and has one thread.
@@ -85,11 +94,41 @@ fn main() -> ! {
     // SAFETY: `main` runs once and never returns, so these are the only
     // references to the buffers and the waiting store, for the life of the
     // program.
-    let (input, output, waiting) = unsafe { (INPUT.get(), OUTPUT.get(), WAITING.get()) };
+    let (input, output, waiting, subs) = unsafe {
+        (
+            INPUT.get(),
+            OUTPUT.get(),
+            WAITING.get(),
+            SUBSCRIPTIONS.get(),
+        )
+    };
+    systick::start();
 
     // A UART never reports end of input and `Uart0` never fails, so `serve`
     // does not return in practice; if it did, there is nothing left to do.
-    let served = picomcp::transport::serve_waiting(&SERVER, &mut uart, input, output, waiting);
+    // With no input ready the loop calls `idle`: sleep until a byte or a
+    // SysTick wrap, and restock when a delivery is due; the loop then
+    // writes the notifications due before it reads again.
+    let mut wraps = 0u32;
+    let served = picomcp::transport::serve_subscribed(
+        &SERVER,
+        &mut uart,
+        input,
+        output,
+        waiting,
+        subs,
+        |_uart| {
+            on_idle();
+            uart::Uart0::sleep();
+            if systick::wrapped() {
+                wraps += 1;
+                if wraps >= RESTOCK_WRAPS {
+                    wraps = 0;
+                    SERVER.state().restock();
+                }
+            }
+        },
+    );
     debug::exit(if served.is_ok() {
         debug::EXIT_SUCCESS
     } else {
@@ -97,6 +136,36 @@ fn main() -> ! {
     });
     loop {
         cortex_m::asm::wfi();
+    }
+}
+
+/// SysTick, polled: no handler runs (PRIMASK stays set); a wrap pends the
+/// exception, which wakes `wfi`, and sets `COUNTFLAG`, read here.
+mod systick {
+    use core::ptr::{read_volatile, write_volatile};
+
+    const CSR: usize = 0xE000_E010;
+    const RVR: usize = 0xE000_E014;
+    const CVR: usize = 0xE000_E018;
+    /// ENABLE, TICKINT, the reference clock (QEMU's lm3s6965evb leaves the
+    /// core clock's rate at zero until the PLL is set up).
+    const ENABLE_TICKINT_REFCLK: u32 = 0b011;
+    const COUNTFLAG: u32 = 1 << 16;
+
+    /// Count down from 2^24 - 1, pending SysTick at every wrap.
+    pub fn start() {
+        // SAFETY: SysTick's registers; nothing else uses SysTick.
+        unsafe {
+            write_volatile(RVR as *mut u32, 0x00FF_FFFF);
+            write_volatile(CVR as *mut u32, 0);
+            write_volatile(CSR as *mut u32, ENABLE_TICKINT_REFCLK);
+        }
+    }
+
+    /// Whether the counter wrapped since the last call (reading clears it).
+    pub fn wrapped() -> bool {
+        // SAFETY: reading SysTick's control register.
+        unsafe { read_volatile(CSR as *const u32) & COUNTFLAG != 0 }
     }
 }
 

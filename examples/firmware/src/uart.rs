@@ -36,6 +36,10 @@ const CTL_UARTEN_TXE_RXE: u32 = (1 << 0) | (1 << 8) | (1 << 9);
 const INT_RX_RT: u32 = (1 << 4) | (1 << 6);
 
 const IRQ: u32 = 5;
+/// System control: Interrupt Control and State (PENDSTCLR clears a pending
+/// SysTick).
+const ICSR: usize = 0xE000_ED04;
+const ICSR_PENDSTCLR: u32 = 1 << 25;
 const NVIC_ISER0: usize = 0xE000_E100;
 const NVIC_ICPR0: usize = 0xE000_E280;
 
@@ -56,6 +60,9 @@ fn write(reg: usize, value: u32) {
 #[derive(Debug)]
 pub struct Uart0 {
     rx_errors: u32,
+    /// A byte that arrived before the UART was configured (switching the
+    /// FIFO on empties it): read out first, returned first.
+    early: Option<u8>,
 }
 
 impl Uart0 {
@@ -63,12 +70,16 @@ impl Uart0 {
     pub fn take() -> Self {
         // Interrupts stay masked for good: RX only wakes WFI.
         cortex_m::interrupt::disable();
+        let early = (read(FR) & FR_RXFE == 0).then(|| read(DR) as u8);
         write(CTL, 0);
         write(LCRH, LCRH_FEN_8BIT);
         write(IM, INT_RX_RT);
         write(CTL, CTL_UARTEN_TXE_RXE);
         write(NVIC_ISER0, 1 << IRQ);
-        Self { rx_errors: 0 }
+        Self {
+            rx_errors: 0,
+            early,
+        }
     }
 
     /// Bytes dropped because they arrived with a line error.
@@ -77,11 +88,24 @@ impl Uart0 {
         self.rx_errors
     }
 
+    /// Sleep once: until a byte arrives or another exception (SysTick)
+    /// pends. Returns at once when the FIFO holds a byte.
+    pub fn sleep() {
+        write(ICR, INT_RX_RT);
+        write(NVIC_ICPR0, 1 << IRQ);
+        // Clear a pending SysTick too, or `wfi` would return at once.
+        write(ICSR, ICSR_PENDSTCLR);
+        if read(FR) & FR_RXFE != 0 {
+            cortex_m::asm::wfi();
+        }
+    }
+
     /// Sleep until the receive FIFO has a byte.
     fn wait_for_input() {
         loop {
             write(ICR, INT_RX_RT);
             write(NVIC_ICPR0, 1 << IRQ);
+            write(ICSR, ICSR_PENDSTCLR);
             if read(FR) & FR_RXFE == 0 {
                 return;
             }
@@ -94,6 +118,13 @@ impl embedded_io::ErrorType for Uart0 {
     type Error = Infallible;
 }
 
+impl embedded_io::ReadReady for Uart0 {
+    /// A byte waits in the receive FIFO.
+    fn read_ready(&mut self) -> Result<bool, Infallible> {
+        Ok(self.early.is_some() || read(FR) & FR_RXFE == 0)
+    }
+}
+
 impl embedded_io::Read for Uart0 {
     /// Blocks (asleep) until at least one byte is there, then returns what
     /// the FIFO holds, up to `buf.len()`.
@@ -103,6 +134,11 @@ impl embedded_io::Read for Uart0 {
         }
         loop {
             let mut n = 0;
+            if let (Some(b), Some(slot)) = (self.early, buf.first_mut()) {
+                *slot = b;
+                self.early = None;
+                n = 1;
+            }
             while n < buf.len() && read(FR) & FR_RXFE == 0 {
                 let data = read(DR);
                 if data & DR_ERRORS != 0 {
