@@ -426,7 +426,7 @@ impl<'a, S> Http<'a, S> {
         sessions: &mut St,
         random: &mut R,
         waiting: Option<&mut Waiting<N, B>>,
-        streams: Option<&mut Streams<M, K, U>>,
+        mut streams: Option<&mut Streams<M, K, U>>,
         req: Request<'_, H>,
         out: &mut [u8],
     ) -> Response
@@ -544,80 +544,68 @@ impl<'a, S> Http<'a, S> {
         } else {
             Origin::Alone
         };
-        let Some(streams) = streams else {
-            let answer = self.server.handle_outlined(
-                &mut Connection::modern(),
-                body,
-                &outline,
-                out,
-                None,
-                None,
-                None,
-                origin,
-            );
-            return respond(out, answer, Status::Modern);
-        };
         let method = view.method;
-        if method.is_some_and(|m| m.eq_str("notifications/cancelled")) {
-            // Ends a listen stream of this endpoint: its result goes there.
-            let request = json::Value::trusted(body)
-                .get("params")
-                .and_then(|p| p.get("requestId"))
-                .map(|v| v.raw());
-            if let Some(at) = request.and_then(|id| streams.listen_with_request(id)) {
-                streams.mark_ending(at);
-                let mut r = Response::empty(202);
-                r.poll_streams = true;
-                return r;
+        let listen = method.is_some_and(|m| m.eq_str("subscriptions/listen"));
+        let mut listen_slot = None;
+        if let Some(streams) = streams.as_deref_mut() {
+            if method.is_some_and(|m| m.eq_str("notifications/cancelled")) {
+                // Ends a listen stream of this endpoint: its result goes there.
+                let request = json::Value::trusted(body)
+                    .get("params")
+                    .and_then(|p| p.get("requestId"))
+                    .map(|v| v.raw());
+                if let Some(at) = request.and_then(|id| streams.listen_with_request(id)) {
+                    streams.mark_ending(at);
+                    let mut r = Response::empty(202);
+                    r.poll_streams = true;
+                    return r;
+                }
+            }
+            if listen {
+                let mut id = SessionId([0; 16]);
+                random.fill(&mut id.0);
+                let Some(at) = streams.listen_slot(id, sessions, req.now) else {
+                    return error(
+                        out,
+                        200,
+                        view.id(),
+                        INTERNAL_ERROR,
+                        "cannot listen: every notification stream of this server is in use",
+                    );
+                };
+                listen_slot = Some((at, id));
             }
         }
-        if !method.is_some_and(|m| m.eq_str("subscriptions/listen")) {
-            // Any other request: subscriptions are served here (the
-            // capabilities say so), but nothing else is kept.
-            let mut none = Subscriptions::<0, 0>::new();
-            let answer = self.server.handle_outlined(
-                &mut Connection::modern(),
-                body,
-                &outline,
-                out,
-                None,
-                None,
-                Some(&mut none.subscriber()),
-                origin,
-            );
-            return respond(out, answer, Status::Modern);
-        }
-        let mut id = SessionId([0; 16]);
-        random.fill(&mut id.0);
-        let Some(at) = streams.listen_slot(id, sessions, req.now) else {
-            return error(
-                out,
-                200,
-                view.id(),
-                INTERNAL_ERROR,
-                "cannot listen: every notification stream of this server is in use",
-            );
+        // With streams, subscriptions are served (the capabilities say so);
+        // only a listen keeps anything.
+        let mut none = Subscriptions::<0, 0>::new();
+        let mut subs = match (streams.as_deref_mut(), listen_slot) {
+            (Some(streams), Some((at, _))) => streams.subscriber(at),
+            (Some(_), None) => Some(none.subscriber()),
+            (None, _) => None,
         };
-        let answer = match streams.subscriber(at) {
-            Some(mut subs) => self.server.handle_outlined(
-                &mut Connection::modern(),
-                body,
-                &outline,
-                out,
-                None,
-                None,
-                Some(&mut subs),
-                origin,
-            ),
-            None => crate::server::Answer::NOTHING,
-        };
-        if !answer.listening {
-            streams.release(at);
-            return respond(out, answer, Status::Modern);
+        let answer = self.server.handle_outlined(
+            &mut Connection::modern(),
+            body,
+            &outline,
+            out,
+            None,
+            None,
+            subs.as_mut(),
+            origin,
+        );
+        match (streams, listen_slot) {
+            (Some(_), Some((_, id))) if answer.listening => {
+                let mut r = respond_as(out, answer, Status::Modern, true);
+                r.stream = Some(id);
+                r
+            }
+            (Some(streams), Some((at, _))) => {
+                streams.release(at);
+                respond(out, answer, Status::Modern)
+            }
+            _ => respond(out, answer, Status::Modern),
         }
-        let mut r = respond_as(out, answer, Status::Modern, true);
-        r.stream = Some(id);
-        r
     }
 
     /// A handshake session's `GET`: its notification stream.

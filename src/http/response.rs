@@ -8,7 +8,7 @@ use crate::error::{
 };
 use crate::server::Answer;
 
-use super::session::SessionHex;
+use super::session::{SessionHex, SessionId};
 
 /// `Content-Type: application/json`.
 pub const JSON: &str = "application/json";
@@ -41,12 +41,12 @@ pub struct Response {
     pub deliver: Option<Delivery>,
     /// Keep this response open as an SSE stream of notifications (a
     /// session's `GET` stream, a `subscriptions/listen`): after
-    /// `out[..body_len]`, call [`Http::poll_stream`](super::Http::poll_stream)
+    /// `out[..body_len]`, call `Http::poll_stream`
     /// with this id whenever the server's
     /// [`Changes`](crate::changes::Changes) announce something (and after a
     /// response with [`poll_streams`](Self::poll_streams)), and
-    /// [`Streams::close`](super::Streams::close) when the client goes away.
-    pub stream: Option<super::SessionId>,
+    /// `Streams::close` when the client goes away.
+    pub stream: Option<SessionId>,
     /// A listen stream has something to send (its end, after a
     /// `notifications/cancelled`): poll the open streams now.
     pub poll_streams: bool,
