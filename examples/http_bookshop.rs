@@ -7,7 +7,9 @@
 //!
 //! Options: `--port N` (default 8080), `--max-body BYTES` (default 64 KiB;
 //! larger bodies get `413`), `--max-response BYTES` (output buffer per
-//! worker thread, default 256 KiB). See `examples/HTTP.md`.
+//! worker thread, default 256 KiB), `--header-timeout-s N` (30), `--body-timeout-s N`
+//! (30; then `408`), `--max-connections N` (512; more wait in the backlog).
+//! See `examples/HTTP.md`.
 
 #[path = "http/serve.rs"]
 mod serve;
@@ -32,7 +34,7 @@ static CHANGES: Changes = Changes::new().on_change(serve::wake);
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--max-connections N]",
         8080,
     );
     // One server for every connection and thread, sealing with the secret.

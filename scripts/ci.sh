@@ -102,6 +102,9 @@ step "interop over HTTP: the Python SDK's streamable_http_client drives http_boo
 cargo build --release --example http_bookshop
 scripts/interop_http.sh
 
+step "hostile HTTP clients: declared 413, header and body timeouts, the connection cap, EMFILE back-off"
+scripts/hostile_http.sh
+
 step "interop: the official TypeScript SDK client drives the bookshop on stdio and over HTTP (handshake era)"
 # @modelcontextprotocol/sdk 1.x (pinned in tests/interop/package.json) has no
 # 2026-07-28 client; the Python SDK covers that era above.

@@ -10,16 +10,17 @@ use std::convert::Infallible;
 use std::io::Read;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::{LazyLock, Mutex};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Limited};
 use hyper::body::{Bytes, Frame, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
 use picomcp::server::Waiting;
 use picomcp::{Connection, Server};
@@ -43,6 +44,9 @@ static NOTIFY: tokio::sync::Notify = tokio::sync::Notify::const_new();
 pub fn wake() {
     NOTIFY.notify_waiters();
 }
+
+/// hyper's read buffer per connection.
+const READ_BUFFER: usize = 32 << 10;
 
 /// Bytes of SSE events one stream poll may write.
 const STREAM_BUFFER: usize = 16 << 10;
@@ -105,6 +109,14 @@ pub struct Limits {
     pub session_idle_s: u64,
     /// `--key-file PATH`: the secret (see [`secret`]).
     pub key_file: Option<&'static str>,
+    /// Seconds a client may take to send a request's headers (hyper's
+    /// `header_read_timeout`); then the connection is closed.
+    pub header_timeout_s: u64,
+    /// Seconds a client may take to send a request's body; then `408`.
+    pub body_timeout_s: u64,
+    /// Connections served at once; more wait in the listen backlog until
+    /// one closes (no accept, no file descriptor, no memory for them).
+    pub max_connections: usize,
 }
 
 impl Default for Limits {
@@ -114,6 +126,9 @@ impl Default for Limits {
             max_response: 256 << 10,
             session_idle_s: 600,
             key_file: None,
+            header_timeout_s: 30,
+            body_timeout_s: 30,
+            max_connections: 512,
         }
     }
 }
@@ -204,15 +219,35 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
         ));
     }
     let (parts, body) = req.into_parts();
-    let mut body = match Limited::new(body, limits.max_body).collect().await {
-        Ok(b) => b.to_bytes().to_vec(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+    // A declared length over the cap is refused before a byte is read.
+    let declared = parts
+        .headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.max_body as u64) {
+        return Ok(plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body too large\n",
+        ));
+    }
+    let read = Limited::new(body, limits.max_body).collect();
+    let body_timeout = Duration::from_secs(limits.body_timeout_s);
+    let mut body = match tokio::time::timeout(body_timeout, read).await {
+        Ok(Ok(b)) => b.to_bytes().to_vec(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
             return Ok(plain(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "request body too large\n",
             ));
         }
-        Err(_) => return Ok(plain(StatusCode::BAD_REQUEST, "could not read the body\n")),
+        Ok(Err(_)) => return Ok(plain(StatusCode::BAD_REQUEST, "could not read the body\n")),
+        Err(_) => {
+            return Ok(plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive in time\n",
+            ));
+        }
     };
     let now = start.elapsed().as_secs();
     let headers = HeaderView(&parts.headers);
@@ -331,17 +366,37 @@ pub fn run<S: Sync + 'static, const N: usize>(
             listener.local_addr().map_or(addr, |a| a)
         );
         let start = Instant::now();
+        let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+        let header_timeout = Duration::from_secs(limits.header_timeout_s);
         loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
+            // At the cap, stop accepting: new clients wait in the backlog.
+            let Ok(permit) = slots.clone().acquire_owned().await else {
+                break;
+            };
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors (EMFILE/ENFILE) or another
+                    // transient error: back off instead of spinning.
+                    eprintln!("{name}: accept: {e}; retrying in 100 ms");
+                    drop(permit);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
             };
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
                 let service = service_fn(move |req| serve_one(http, sessions, start, limits, req));
                 let _ = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(header_timeout)
+                    // Bounds a connection's read buffer (headers and
+                    // pipelined bytes); hyper's default is about 400 KiB.
+                    .max_buf_size(READ_BUFFER)
                     .keep_alive(true)
                     .serve_connection(TokioIo::new(stream), service)
                     .await;
+                drop(permit);
             });
         }
     });
@@ -370,6 +425,9 @@ pub fn args_from(
             ("--max-body", Some(n)) if n >= 64 => limits.max_body = n,
             ("--max-response", Some(n)) if n >= 256 => limits.max_response = n,
             ("--session-idle-s", Some(n)) if n > 0 => limits.session_idle_s = n as u64,
+            ("--header-timeout-s", Some(n)) if n > 0 => limits.header_timeout_s = n as u64,
+            ("--body-timeout-s", Some(n)) if n > 0 => limits.body_timeout_s = n as u64,
+            ("--max-connections", Some(n)) if n > 0 => limits.max_connections = n,
             ("--key-file", _) if text.is_some() => {
                 limits.key_file = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }

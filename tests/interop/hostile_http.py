@@ -1,0 +1,187 @@
+"""Hostile HTTP clients against the hyper adapter (examples/http/serve.rs), over
+raw loopback sockets: what issue 18 says must not hold the server open.
+
+Checks (each against a running http_bookshop started by scripts/hostile_http.sh
+with --header-timeout-s 1 --body-timeout-s 1 --max-connections 8 --max-body 4096):
+
+* declared-413: ``Content-Length: 100000000`` is answered 413 at once, before a
+  byte of the body is sent;
+* slow-headers: a request whose headers never finish is closed after the header
+  timeout;
+* idle keep-alive: a connection that sends nothing after its answer is closed
+  after the header timeout;
+* slow-body: a body that stops arriving is answered 408 after the body timeout;
+* connection-cap: with 8 idle connections open, a 9th is not served until one of
+  them closes, and is served then;
+* every answer still correct afterwards (a ping).
+
+``--emfile URL`` (a server started under a low descriptor limit): open many
+idle sockets so accept fails with EMFILE, check the server does not spin
+(its CPU time over 2 s) and serves a request once the sockets are closed.
+
+Usage: hostile_http.py URL [--pid PID] [--emfile]
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import time
+from urllib.parse import urlsplit
+
+failures: list[str] = []
+
+
+def check(cond: bool, what: str) -> None:
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+# A request every era answers 200: 2026-07-28's server/discover.
+PING = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {
+    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {}}}}).encode()
+
+
+def request(host: str, port: int, body: bytes, *, content_length: int | None = None) -> bytes:
+    n = len(body) if content_length is None else content_length
+    return (
+        f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+        f"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nContent-Length: {n}\r\n\r\n"
+    ).encode() + body
+
+
+def connect(host: str, port: int) -> socket.socket:
+    s = socket.create_connection((host, port), timeout=10)
+    return s
+
+
+def read_status(s: socket.socket, timeout: float) -> tuple[int | None, float]:
+    """The status of the first response on `s` (None: closed without one), and how long it took."""
+    s.settimeout(timeout)
+    start = time.monotonic()
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    took = time.monotonic() - start
+    if not data.startswith(b"HTTP/1.1 "):
+        return None, took
+    return int(data.split(b" ")[1]), took
+
+
+def ping_ok(host: str, port: int) -> bool:
+    with connect(host, port) as s:
+        s.sendall(request(host, port, PING))
+        status, _ = read_status(s, 10)
+        return status == 200
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100.0
+
+
+def main(argv: list[str]) -> None:
+    url = urlsplit(argv[0])
+    host, port = url.hostname or "127.0.0.1", url.port or 80
+    pid = int(argv[argv.index("--pid") + 1]) if "--pid" in argv else None
+
+    if "--emfile" in argv:
+        held: list[socket.socket] = []
+        for _ in range(200):
+            try:
+                held.append(connect(host, port))
+            except OSError:
+                break
+        time.sleep(0.5)
+        if pid is not None:
+            before = cpu_seconds(pid)
+            time.sleep(2.0)
+            spent = cpu_seconds(pid) - before
+            check(spent < 0.5, f"emfile: the server does not spin while out of descriptors ({spent:.2f} s CPU in 2 s)")
+        for s in held:
+            s.close()
+        time.sleep(0.5)
+        deadline = time.monotonic() + 5
+        served = False
+        while not served and time.monotonic() < deadline:
+            try:
+                served = ping_ok(host, port)
+            except OSError:
+                time.sleep(0.2)
+        check(served, f"emfile: served again once the {len(held)} idle sockets are closed")
+        return
+
+    # A declared body over the cap: 413 before any body byte is sent.
+    with connect(host, port) as s:
+        s.sendall(request(host, port, b"", content_length=100_000_000))
+        status, took = read_status(s, 5)
+        check(status == 413 and took < 1.0, f"declared-413: Content-Length 100 MB answered {status} in {took:.2f} s")
+
+    # Headers that never finish: closed after the header timeout (1 s).
+    with connect(host, port) as s:
+        s.sendall(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: applica".encode())
+        status, took = read_status(s, 10)
+        check(status in (None, 408) and 0.5 < took < 5, f"slow-headers: closed after {took:.2f} s (status {status})")
+
+    # An idle keep-alive connection: closed once the next request's headers
+    # do not come within the header timeout (hyper starts it when it waits).
+    with connect(host, port) as s:
+        s.sendall(request(host, port, PING))
+        read_status(s, 5)
+        s.settimeout(0.3)
+        try:
+            s.recv(65536)
+        except socket.timeout:
+            pass
+        start = time.monotonic()
+        s.settimeout(10)
+        try:
+            closed = s.recv(1) == b""
+        except (socket.timeout, ConnectionResetError):
+            closed = False
+        took = time.monotonic() - start
+        check(closed and took < 5, f"idle keep-alive: closed after {took:.2f} s idle")
+
+    # A body that stops: 408 after the body timeout (1 s).
+    with connect(host, port) as s:
+        s.sendall(request(host, port, PING[:10], content_length=len(PING)))
+        status, took = read_status(s, 10)
+        check(status == 408 and 0.5 < took < 5, f"slow-body: answered {status} after {took:.2f} s")
+
+    # The connection cap (8): 8 idle connections, a 9th waits until one closes.
+    idle = [connect(host, port) for _ in range(8)]
+    for s in idle:  # each served once, then idle on keep-alive
+        s.sendall(request(host, port, PING))
+        read_status(s, 5)
+    ninth = connect(host, port)
+    ninth.sendall(request(host, port, PING))
+    status, took = read_status(ninth, 0.7)
+    check(status is None, f"connection-cap: a 9th connection is not served while 8 are open (status {status})")
+    idle[0].close()
+    status, took = read_status(ninth, 5)
+    check(status == 200, f"connection-cap: the 9th is served once one closes (status {status}, {took:.2f} s)")
+    ninth.close()
+    for s in idle[1:]:
+        s.close()
+    time.sleep(0.2)
+    check(ping_ok(host, port), "afterwards: a request is answered")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    main(sys.argv[1:])
+    print(f"hostile http: {len(failures)} failed", flush=True)
+    sys.exit(1 if failures else 0)
