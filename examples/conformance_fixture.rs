@@ -997,7 +997,7 @@ fn main() {
     // `--stdio` (first): the same server on stdin/stdout instead of HTTP.
     let stdio = std::env::args().nth(1).as_deref() == Some("--stdio");
     let (port, limits) = serve::args_from(
-        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--max-connections N]\n       conformance_fixture --stdio [--max-body BYTES] [--max-response BYTES] [--key-file PATH]",
+        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--max-connections N] [--state-ttl-s N]\n       conformance_fixture --stdio [--max-body BYTES] [--max-response BYTES] [--key-file PATH]",
         3001,
         std::env::args().skip(if stdio { 2 } else { 1 }),
     );
@@ -1005,7 +1005,10 @@ fn main() {
     // --key-file secret, else a random one for this process (never a key
     // from the source).
     let key = serve::secret("conformance_fixture", limits.key_file);
-    let server: &'static Server<'static, ()> = Box::leak(Box::new(SERVER.request_state_key(key)));
+    let server: &'static Server<'static, ()> = Box::leak(Box::new(serve::with_state_ttl(
+        SERVER.request_state_key(key),
+        &limits,
+    )));
     if stdio {
         serve_stdio(server, limits);
     } else {

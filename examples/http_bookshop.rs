@@ -8,7 +8,8 @@
 //! Options: `--port N` (default 8080), `--max-body BYTES` (default 64 KiB;
 //! larger bodies get `413`), `--max-response BYTES` (output buffer per
 //! worker thread, default 256 KiB), `--header-timeout-s N` (30), `--body-timeout-s N`
-//! (30; then `408`), `--max-connections N` (512; more wait in the backlog).
+//! (30; then `408`), `--max-connections N` (512; more wait in the backlog),
+//! `--state-ttl-s N` (300: how long a sealed request state is valid; 0: forever).
 //! See `examples/HTTP.md`.
 
 #[path = "http/serve.rs"]
@@ -34,12 +35,14 @@ static CHANGES: Changes = Changes::new().on_change(serve::wake);
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--max-connections N]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--max-connections N] [--state-ttl-s N]",
         8080,
     );
     // One server for every connection and thread, sealing with the secret.
     let key = serve::secret("http_bookshop", limits.key_file);
-    let server: &'static Server<'static, shop::Shop> =
-        Box::leak(Box::new(shop::server_in(0, key, &CHANGES)));
+    let server: &'static Server<'static, shop::Shop> = Box::leak(Box::new(serve::with_state_ttl(
+        shop::server_in(0, key, &CHANGES),
+        &limits,
+    )));
     serve::run("http_bookshop", server, &SESSIONS, port, limits);
 }

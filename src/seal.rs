@@ -5,7 +5,12 @@
 //! A sealed `requestState` is base64url of `1 ‖ payload ‖ tag`, where the tag
 //! is the first 16 bytes of HMAC-SHA256 over the method, the tool/prompt/
 //! resource name, a SHA-256 of the request's arguments (JSON whitespace
-//! outside strings ignored) and the payload.
+//! outside strings ignored) and the payload. With a time to live
+//! ([`Server::request_state_ttl`](crate::Server::request_state_ttl)) it is
+//! `2 ‖ issued-at (8 bytes, big-endian seconds) ‖ payload ‖ tag`, the
+//! issue time under the tag too: a state older than the TTL, or issued more
+//! than the TTL in the future, or without an issue time, is refused like a
+//! tampered one.
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
@@ -17,6 +22,9 @@ use crate::wire::emit::Writer;
 pub const MAX_STATE: usize = 96;
 const TAG: usize = 16;
 const FORMAT: u8 = 1;
+/// The format with an issue time.
+const FORMAT_TIMED: u8 = 2;
+const ISSUED: usize = 8;
 const DOMAIN: &[u8] = b"picomcp request state v1\0";
 
 /// What a sealed state is bound to.
@@ -26,6 +34,9 @@ pub(crate) struct Binding<'k> {
     pub(crate) method: &'static str,
     pub(crate) name: [&'k [u8]; 1],
     pub(crate) args: [u8; 32],
+    /// The caller's clock now and the time to live (seconds), when states
+    /// expire.
+    pub(crate) expiry: Option<(u64, u64)>,
 }
 
 /// SHA-256 of a JSON value with whitespace outside strings skipped.
@@ -65,13 +76,24 @@ pub(crate) fn mac(key: &[u8], parts: &[&[u8]]) -> Option<Hmac<Sha256>> {
     Some(m)
 }
 
-/// The MAC of a request state bound to `b`.
-fn state_mac(b: &Binding<'_>, payload: &[u8]) -> Option<Hmac<Sha256>> {
+/// The MAC of a request state bound to `b`, issued at `issued` (timed
+/// format) or not.
+fn state_mac(
+    b: &Binding<'_>,
+    issued: Option<[u8; ISSUED]>,
+    payload: &[u8],
+) -> Option<Hmac<Sha256>> {
     let (method, name) = (b.method.as_bytes(), b.name[0]);
+    let (format, time) = match &issued {
+        Some(t) => ([FORMAT_TIMED], &t[..]),
+        None => ([FORMAT], &[][..]),
+    };
     mac(
         b.key,
         &[
             DOMAIN,
+            &format,
+            time,
             &(method.len() as u32).to_be_bytes(),
             method,
             &(name.len() as u32).to_be_bytes(),
@@ -98,27 +120,50 @@ pub(crate) fn open<'f>(binding: &Binding<'_>, raw: &'f mut [u8]) -> Option<&'f [
     let n = decode_b64url(raw)?;
     let bytes = raw.get(..n)?;
     let (&format, rest) = bytes.split_first()?;
-    if format != FORMAT || rest.len() < TAG {
+    let (issued, rest) = match format {
+        FORMAT => (None, rest),
+        FORMAT_TIMED => {
+            let (t, rest) = rest.split_first_chunk::<ISSUED>()?;
+            (Some(*t), rest)
+        }
+        _ => return None,
+    };
+    if rest.len() < TAG {
         return None;
     }
     let (payload, tag) = rest.split_at(rest.len() - TAG);
-    state_mac(binding, payload)?
+    state_mac(binding, issued, payload)?
         .verify_truncated_left(tag)
         .ok()?;
+    if let Some((now, ttl)) = binding.expiry {
+        // Expiring states: one without an issue time is not ours to take.
+        let at = u64::from_be_bytes(issued?);
+        if now.saturating_sub(at) > ttl || at.saturating_sub(now) > ttl {
+            return None;
+        }
+    }
     Some(payload)
 }
 
 pub(crate) fn seal(w: &mut Writer<'_>, binding: &Binding<'_>, payload: &[u8]) -> bool {
-    let Some(m) = state_mac(binding, payload) else {
+    let issued = binding.expiry.map(|(now, _)| now.to_be_bytes());
+    let Some(m) = state_mac(binding, issued, payload) else {
         return false;
     };
     let tag = m.finalize().into_bytes();
-    let mut sealed = [0u8; 1 + MAX_STATE + TAG];
-    let Some(total) = sealed.get_mut(..1 + payload.len() + TAG) else {
+    let mut sealed = [0u8; 1 + ISSUED + MAX_STATE + TAG];
+    let time = issued.as_ref().map_or(&[][..], |t| &t[..]);
+    let Some(total) = sealed.get_mut(..1 + time.len() + payload.len() + TAG) else {
         return false;
     };
     let (head, rest) = total.split_at_mut(1);
-    head.fill(FORMAT);
+    head.fill(if issued.is_some() {
+        FORMAT_TIMED
+    } else {
+        FORMAT
+    });
+    let (at, rest) = rest.split_at_mut(time.len());
+    at.copy_from_slice(time);
     let (p, t) = rest.split_at_mut(payload.len());
     p.copy_from_slice(payload);
     t.copy_from_slice(tag.get(..TAG).unwrap_or(&[0; TAG]));
@@ -136,6 +181,7 @@ mod tests {
             method: "tools/call",
             name: [name],
             args: digest_json(args),
+            expiry: None,
         }
     }
 
@@ -175,6 +221,42 @@ mod tests {
         assert_eq!(open(&b, &mut s[..5].to_vec()), None);
         s.push(b'=');
         assert_eq!(open(&b, &mut s), None);
+    }
+
+    #[test]
+    fn expiring_states() {
+        let at = |now| Binding {
+            expiry: Some((now, 300)),
+            ..binding(b"k", b"reserve", br#"{"title":"Dune"}"#)
+        };
+        let s = sealed(&at(1_000), b"confirm");
+        // Within the TTL, either side of the issue time.
+        for now in [1_000, 1_300, 700] {
+            assert_eq!(
+                open(&at(now), &mut s.clone()),
+                Some(&b"confirm"[..]),
+                "{now}"
+            );
+        }
+        // Expired, or from too far in the future.
+        for now in [1_301, 699, u64::MAX] {
+            assert_eq!(open(&at(now), &mut s.clone()), None, "{now}");
+        }
+        // A state without an issue time is refused once states expire; a
+        // timed one is still verified (its time under the tag) without.
+        let untimed = sealed(
+            &binding(b"k", b"reserve", br#"{"title":"Dune"}"#),
+            b"confirm",
+        );
+        assert_eq!(open(&at(1_000), &mut untimed.clone()), None);
+        let plain = binding(b"k", b"reserve", br#"{"title":"Dune"}"#);
+        assert_eq!(open(&plain, &mut s.clone()), Some(&b"confirm"[..]));
+        // The issue time cannot be moved: every flipped character is refused.
+        for i in 0..s.len() {
+            let mut t = s.clone();
+            t[i] = if t[i] == b'A' { b'B' } else { b'A' };
+            assert_eq!(open(&at(1_000), &mut t), None, "flip at {i}");
+        }
     }
 
     #[test]

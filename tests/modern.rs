@@ -416,3 +416,49 @@ fn an_enveloped_initialize_on_a_modern_stream_connection_is_32022() {
         json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})
     );
 }
+
+/// The clock of [`EXPIRING`] (seconds), moved by the test.
+static NOW: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1_000);
+
+fn now() -> u64 {
+    NOW.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// The bookshop whose request state lives 300 s.
+static EXPIRING: picomcp::Server<'static, common::shop::Shop> =
+    common::shop::server_in(0, common::shop::DEFAULT_STATE_KEY, &common::shop::CHANGES)
+        .request_state_ttl(300, now);
+
+#[test]
+fn sealed_state_expires_after_its_ttl() {
+    let run_at = |at: u64, line: String| {
+        NOW.store(at, std::sync::atomic::Ordering::SeqCst);
+        common::serve_with(
+            &EXPIRING,
+            (line + "\n").as_bytes(),
+            64 * 1024,
+            16 * 1024,
+            4096,
+        )
+    };
+    let first = run_at(1_000, reserve(1, "Dune", None, None));
+    let state = state_of(&first[0]);
+    // Within the TTL: taken, as often as the client likes (a replay within
+    // the TTL is the same request again).
+    let out = run_at(1_299, reserve(2, "Dune", Some(&state), Some("accept")));
+    assert_eq!(
+        parse(&out[0])["result"]["content"][0]["text"],
+        "Reserved Dune"
+    );
+    // Past it: refused like a tampered state.
+    let out = run_at(1_301, reserve(3, "Dune", Some(&state), Some("accept")));
+    assert_eq!(
+        out[0],
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid requestState: it was altered, or issued for another request"}}"#
+    );
+    // A state sealed without an issue time (a server without a TTL, same
+    // key) is not taken either.
+    let untimed = state_of(&run(&[reserve(4, "Dune", None, None)])[0]);
+    let out = run_at(1_000, reserve(5, "Dune", Some(&untimed), Some("accept")));
+    assert_eq!(parse(&out[0])["error"]["code"], -32602);
+}

@@ -117,6 +117,8 @@ pub struct Limits {
     /// Connections served at once; more wait in the listen backlog until
     /// one closes (no accept, no file descriptor, no memory for them).
     pub max_connections: usize,
+    /// Seconds a sealed request state stays valid (0: forever).
+    pub state_ttl_s: u64,
 }
 
 impl Default for Limits {
@@ -129,6 +131,7 @@ impl Default for Limits {
             header_timeout_s: 30,
             body_timeout_s: 30,
             max_connections: 512,
+            state_ttl_s: 300,
         }
     }
 }
@@ -339,6 +342,24 @@ async fn notification_stream<S: Sync + 'static>(
     lock(&NOTE_STREAMS).close(&id);
 }
 
+/// Seconds since the Unix epoch: the clock of sealed request state (every
+/// replica reads the same one).
+#[allow(dead_code)] // not every includer seals
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// `server` with request states that expire after `limits.state_ttl_s`.
+#[allow(dead_code)] // not every includer seals
+pub fn with_state_ttl<S>(server: Server<'static, S>, limits: &Limits) -> Server<'static, S> {
+    match limits.state_ttl_s {
+        0 => server,
+        ttl => server.request_state_ttl(ttl, unix_now),
+    }
+}
+
 pub fn run<S: Sync + 'static, const N: usize>(
     name: &str,
     server: &'static Server<'static, S>,
@@ -428,6 +449,7 @@ pub fn args_from(
             ("--header-timeout-s", Some(n)) if n > 0 => limits.header_timeout_s = n as u64,
             ("--body-timeout-s", Some(n)) if n > 0 => limits.body_timeout_s = n as u64,
             ("--max-connections", Some(n)) if n > 0 => limits.max_connections = n,
+            ("--state-ttl-s", Some(n)) => limits.state_ttl_s = n as u64,
             ("--key-file", _) if text.is_some() => {
                 limits.key_file = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }

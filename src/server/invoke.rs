@@ -155,6 +155,7 @@ impl<'s, S> Server<'s, S> {
             method,
             name: [name],
             args: crate::seal::digest_json(args),
+            expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
         });
         let state = match crate::context::state_raw(params) {
             None => None,
@@ -435,6 +436,7 @@ mod tests {
             method: "tools/call",
             name: [b"t"],
             args: crate::seal::digest_json(b"{}"),
+            expiry: None,
         };
         let mut raw = *b"AAAA";
         assert!(Server::<u32>::mrtr_input(Some(binding), Some(&mut raw), None).is_err());

@@ -106,6 +106,8 @@ pub struct Server<'s, S> {
     cursor_key: Option<[u64; 2]>,
     cache: Cache,
     state_key: Option<&'s [u8]>,
+    /// Time to live of sealed request state (seconds) and the clock.
+    state_ttl: Option<(u64, fn() -> u64)>,
     limits: Limits,
     changes: Option<&'s Changes>,
     state: S,
@@ -140,6 +142,7 @@ impl<'s, S> Server<'s, S> {
             cursor_key: None,
             cache: Cache::NONE,
             state_key: None,
+            state_ttl: None,
             limits: Limits::DEFAULT,
             changes: None,
             state,
@@ -234,6 +237,17 @@ impl<'s, S> Server<'s, S> {
     /// `input_required` answer and any `requestState` is refused.
     pub const fn request_state_key(mut self, key: &'s [u8]) -> Self {
         self.state_key = Some(key);
+        self
+    }
+
+    /// Sealed `requestState` expires: each carries its issue time (from
+    /// `clock`, seconds, e.g. Unix time; replicas must share it), and one
+    /// older than `ttl_s` seconds, issued more than `ttl_s` in the future,
+    /// or sealed without an issue time is refused like a tampered one
+    /// (`-32602`), so a state cannot be replayed past its TTL. Default: no
+    /// expiry.
+    pub const fn request_state_ttl(mut self, ttl_s: u64, clock: fn() -> u64) -> Self {
+        self.state_ttl = Some((ttl_s, clock));
         self
     }
 

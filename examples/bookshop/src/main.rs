@@ -45,7 +45,7 @@ fn random_key() -> [u8; 32] {
 /// value, on stderr with exit status 2.
 const USAGE: &str = "\
 usage: bookshop [--page-size N] [--max-message BYTES] [--max-response BYTES] [--key-file PATH]
-                [--restock-every SECONDS]
+                [--restock-every SECONDS] [--state-ttl-s SECONDS]
 
 The picomcp bookshop: an MCP server on stdin/stdout, one JSON-RPC message per line.
 
@@ -65,6 +65,9 @@ options:
                         deliver one copy of a sold-out or short title every
                         SECONDS (a change no request makes: subscribers of
                         books://stock are told at once); 0: never (default)
+  --state-ttl-s SECONDS how long a sealed request state (reserve's second
+                        round, 2026-07-28) stays valid; 0: forever
+                        (default: 300)
   -h, --help            print this help and exit
 ";
 
@@ -76,6 +79,7 @@ struct Options {
     max_response: usize,
     key_file: Option<String>,
     restock_every: usize,
+    state_ttl: usize,
 }
 
 impl Default for Options {
@@ -86,6 +90,7 @@ impl Default for Options {
             max_response: 256 << 10,
             key_file: None,
             restock_every: 0,
+            state_ttl: 300,
         }
     }
 }
@@ -104,6 +109,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
             "--max-message" => (&mut options.max_message, 64),
             "--max-response" => (&mut options.max_response, 256),
             "--restock-every" => (&mut options.restock_every, 0),
+            "--state-ttl-s" => (&mut options.state_ttl, 0),
             _ => return Err(format!("unknown option '{arg}'")),
         };
         *slot = match args.next().map(|v| v.parse::<usize>()) {
@@ -112,6 +118,13 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
         };
     }
     Ok(Some(options))
+}
+
+/// Seconds since the Unix epoch: the clock of sealed request state.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 fn main() {
@@ -132,6 +145,7 @@ fn main() {
         max_response,
         key_file,
         restock_every,
+        state_ttl,
     } = options;
     // The only allocations: the two buffers, once, before serving.
     let mut input = vec![0u8; max_message];
@@ -158,7 +172,11 @@ fn main() {
             Box::leak(random_key().into())
         }
     };
-    let server: &'static _ = Box::leak(Box::new(shop::server_in(page_size, key, &CHANGES)));
+    let mut server = shop::server_in(page_size, key, &CHANGES);
+    if state_ttl > 0 {
+        server = server.request_state_ttl(state_ttl as u64, unix_now);
+    }
+    let server: &'static _ = Box::leak(Box::new(server));
     let stdio = Stdio::live();
     if let Some(w) = stdio.waker() {
         let _ = WAKER.set(w);
@@ -225,6 +243,7 @@ mod tests {
                 max_response: 256,
                 key_file: Some("k.bin".into()),
                 restock_every: 0,
+                state_ttl: 300,
             }))
         );
         assert_eq!(
