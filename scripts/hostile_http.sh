@@ -5,7 +5,9 @@
 # headers are cut after --header-timeout-s, a stalled body is 408 after
 # --body-timeout-s, --max-connections holds further clients in the backlog
 # until one closes, and, under a descriptor limit of 48, accept's EMFILE backs
-# off instead of spinning and the server recovers.
+# off instead of spinning and the server recovers. Then the soak
+# (tests/interop/soak_http.py): valid and hostile traffic mixed for
+# ${SOAK_SECONDS:-60} s, every answer checked by its own id, RSS sampled.
 #
 # Usage: scripts/hostile_http.sh   (build first: cargo build --release --example http_bookshop)
 set -euo pipefail
@@ -25,5 +27,14 @@ stop_http_server
 start_http_server hostile_http target/hostile-http-emfile.log \
     bash -c 'ulimit -n 48; exec "$0" "$@"' "$BIN" --port 0 --max-connections 1000
 timeout -k 5 60 python3 tests/interop/hostile_http.py "$URL" --pid "$SERVER_PID" --emfile || status=$?
+stop_http_server
+
+# The soak: bodies up to 500 KB (so an id longer than the 256 KiB output
+# buffer reaches the core), stalled headers cut after 2 s.
+seconds=${SOAK_SECONDS:-60}
+start_http_server hostile_http target/hostile-http-soak.log "$BIN" --port 0 \
+    --max-body 512000 --header-timeout-s 2
+timeout -k 5 $((seconds + 60)) python3 tests/interop/soak_http.py "$URL" --pid "$SERVER_PID" \
+    --seconds "$seconds" --workers 8 || status=$?
 stop_http_server
 exit "$status"
