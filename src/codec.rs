@@ -188,8 +188,10 @@ pub(crate) fn base64_decode_in_place(buf: &mut [u8], alphabet: Alphabet) -> Opti
             out += 1;
         }
     }
-    // Six bits left over: one symbol too many for a whole byte.
-    (bits < 6).then_some(out)
+    // Six bits left over: one symbol too many for a whole byte. Two or four
+    // left over must be zero: one text per byte string (canonical), so an
+    // edited last symbol is never the same token.
+    (bits < 6 && acc & ((1 << bits) - 1) == 0).then_some(out)
 }
 
 /// A streaming base64 decoder (trailing `=` ignored); yields `Err(())` on a
@@ -321,6 +323,24 @@ mod tests {
         );
         assert_eq!(
             base64_decode_in_place(&mut b"a-b_".to_vec(), Alphabet::Standard),
+            None
+        );
+        // Unused trailing bits must be zero: "AA" is one zero byte, "AB"
+        // (the same byte with a low bit set that no byte holds) is refused.
+        assert_eq!(
+            base64_decode_in_place(&mut b"AA".to_vec(), Alphabet::Url),
+            Some(1)
+        );
+        assert_eq!(
+            base64_decode_in_place(&mut b"AB".to_vec(), Alphabet::Url),
+            None
+        );
+        assert_eq!(
+            base64_decode_in_place(&mut b"AAA".to_vec(), Alphabet::Url),
+            Some(2)
+        );
+        assert_eq!(
+            base64_decode_in_place(&mut b"AAB".to_vec(), Alphabet::Url),
             None
         );
         // 4k + 1 symbols cannot be whole bytes.

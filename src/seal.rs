@@ -251,6 +251,16 @@ mod tests {
         assert_eq!(open(&at(1_000), &mut untimed.clone()), None);
         let plain = binding(b"k", b"reserve", br#"{"title":"Dune"}"#);
         assert_eq!(open(&plain, &mut s.clone()), Some(&b"confirm"[..]));
+        // The last symbol changed to any other (the interop client's
+        // tamper): refused, whatever the length's unused bits.
+        let symbols = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        for &c in symbols {
+            let mut t = s.clone();
+            if *t.last().unwrap() != c {
+                *t.last_mut().unwrap() = c;
+                assert_eq!(open(&at(1_000), &mut t), None, "last symbol {}", c as char);
+            }
+        }
         // The issue time cannot be moved: every flipped character is refused.
         for i in 0..s.len() {
             let mut t = s.clone();
