@@ -152,21 +152,22 @@ pub(crate) fn seal(w: &mut Writer<'_>, binding: &Binding<'_>, payload: &[u8]) ->
     };
     let tag = m.finalize().into_bytes();
     let mut sealed = [0u8; 1 + ISSUED + MAX_STATE + TAG];
+    let format = [if issued.is_some() { FORMAT_TIMED } else { FORMAT }];
     let time = issued.as_ref().map_or(&[][..], |t| &t[..]);
-    let Some(total) = sealed.get_mut(..1 + time.len() + payload.len() + TAG) else {
+    let mut n = 0;
+    for part in [&format[..], time, payload, tag.get(..TAG).unwrap_or(&[0; TAG])] {
+        // Copied without a panicking path (no location in the firmware).
+        let Some(dst) = sealed.get_mut(n..n + part.len()) else {
+            return false;
+        };
+        for (d, s) in dst.iter_mut().zip(part) {
+            *d = *s;
+        }
+        n += part.len();
+    }
+    let Some(total) = sealed.get(..n) else {
         return false;
     };
-    let (head, rest) = total.split_at_mut(1);
-    head.fill(if issued.is_some() {
-        FORMAT_TIMED
-    } else {
-        FORMAT
-    });
-    let (at, rest) = rest.split_at_mut(time.len());
-    at.copy_from_slice(time);
-    let (p, t) = rest.split_at_mut(payload.len());
-    p.copy_from_slice(payload);
-    t.copy_from_slice(tag.get(..TAG).unwrap_or(&[0; TAG]));
     write_b64url(w, total);
     true
 }
