@@ -152,10 +152,19 @@ pub(crate) fn seal(w: &mut Writer<'_>, binding: &Binding<'_>, payload: &[u8]) ->
     };
     let tag = m.finalize().into_bytes();
     let mut sealed = [0u8; 1 + ISSUED + MAX_STATE + TAG];
-    let format = [if issued.is_some() { FORMAT_TIMED } else { FORMAT }];
+    let format = [if issued.is_some() {
+        FORMAT_TIMED
+    } else {
+        FORMAT
+    }];
     let time = issued.as_ref().map_or(&[][..], |t| &t[..]);
     let mut n = 0;
-    for part in [&format[..], time, payload, tag.get(..TAG).unwrap_or(&[0; TAG])] {
+    for part in [
+        &format[..],
+        time,
+        payload,
+        tag.get(..TAG).unwrap_or(&[0; TAG]),
+    ] {
         // Copied without a panicking path (no location in the firmware).
         let Some(dst) = sealed.get_mut(n..n + part.len()) else {
             return false;
