@@ -9,9 +9,19 @@
 //! `WFI` returns at once and nothing is missed. Busy-polling the flag
 //! register instead starves QEMU's I/O thread (qemu.md, "Sleep, don't spin").
 //!
+//! The FIFO stays off (LCRH.FEN is left at its reset value, 0). QEMU's
+//! PL011 empties the receive FIFO whenever FEN changes, and input can arrive
+//! before `take` runs: a byte delivered between reading the holding register
+//! and setting FEN was lost, so the first request of a fresh boot sometimes
+//! failed to parse. With FEN off the holding register is one byte deep, and
+//! QEMU holds the rest of the input back until it is read, so nothing is
+//! lost however early the host writes.
+//!
 //! Porting to silicon: also enable the UART and GPIO clocks (SYSCTL RCGC1 /
 //! RCGC2), route PA0/PA1 to the UART (GPIO AFSEL/DEN) and set the baud
 //! divisors for your clock; QEMU needs none of that, so it is left out.
+//! Silicon does not receive before UARTEN is set, so there set FEN in
+//! `take` for the 16-byte receive FIFO.
 
 use core::convert::Infallible;
 use core::ptr::{read_volatile, write_volatile};
@@ -29,8 +39,8 @@ const FR_RXFE: u32 = 1 << 4;
 const FR_TXFF: u32 = 1 << 5;
 /// Framing, parity, break and overrun flags of a received byte.
 const DR_ERRORS: u32 = 0xF00;
-/// FIFOs on, 8 data bits.
-const LCRH_FEN_8BIT: u32 = (1 << 4) | (0b11 << 5);
+/// 8 data bits, FIFOs off (see the module docs).
+const LCRH_8BIT: u32 = 0b11 << 5;
 const CTL_UARTEN_TXE_RXE: u32 = (1 << 0) | (1 << 8) | (1 << 9);
 /// Receive and receive-timeout interrupts.
 const INT_RX_RT: u32 = (1 << 4) | (1 << 6);
@@ -60,9 +70,6 @@ fn write(reg: usize, value: u32) {
 #[derive(Debug)]
 pub struct Uart0 {
     rx_errors: u32,
-    /// A byte that arrived before the UART was configured (switching the
-    /// FIFO on empties it): read out first, returned first.
-    early: Option<u8>,
 }
 
 impl Uart0 {
@@ -70,16 +77,14 @@ impl Uart0 {
     pub fn take() -> Self {
         // Interrupts stay masked for good: RX only wakes WFI.
         cortex_m::interrupt::disable();
-        let early = (read(FR) & FR_RXFE == 0).then(|| read(DR) as u8);
+        // A byte already in the holding register stays there: FEN does not
+        // change, so QEMU does not empty the FIFO.
         write(CTL, 0);
-        write(LCRH, LCRH_FEN_8BIT);
+        write(LCRH, LCRH_8BIT);
         write(IM, INT_RX_RT);
         write(CTL, CTL_UARTEN_TXE_RXE);
         write(NVIC_ISER0, 1 << IRQ);
-        Self {
-            rx_errors: 0,
-            early,
-        }
+        Self { rx_errors: 0 }
     }
 
     /// Bytes dropped because they arrived with a line error.
@@ -121,7 +126,7 @@ impl embedded_io::ErrorType for Uart0 {
 impl embedded_io::ReadReady for Uart0 {
     /// A byte waits in the receive FIFO.
     fn read_ready(&mut self) -> Result<bool, Infallible> {
-        Ok(self.early.is_some() || read(FR) & FR_RXFE == 0)
+        Ok(read(FR) & FR_RXFE == 0)
     }
 }
 
@@ -134,11 +139,6 @@ impl embedded_io::Read for Uart0 {
         }
         loop {
             let mut n = 0;
-            if let (Some(b), Some(slot)) = (self.early, buf.first_mut()) {
-                *slot = b;
-                self.early = None;
-                n = 1;
-            }
             while n < buf.len() && read(FR) & FR_RXFE == 0 {
                 let data = read(DR);
                 if data & DR_ERRORS != 0 {
