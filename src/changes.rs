@@ -376,16 +376,8 @@ impl<const K: usize, const U: usize> Subscriptions<K, U> {
             text: self.text.as_flattened_mut(),
             slot_bytes: U,
             cursor: &mut self.cursor,
-            listen: Some(&mut self.listen),
+            listen: &mut self.listen,
         }
-    }
-
-    /// The same without listen state (an HTTP session's).
-    #[allow(dead_code)] // used by the HTTP session path once it serves subscriptions
-    pub(crate) fn session_subscriber(&mut self) -> Subscriber<'_> {
-        let mut s = self.subscriber();
-        s.listen = None;
-        s
     }
 }
 
@@ -404,7 +396,7 @@ pub struct Subscriber<'a> {
     text: &'a mut [u8],
     slot_bytes: usize,
     cursor: &'a mut Cursor,
-    listen: Option<&'a mut ListenState>,
+    listen: &'a mut ListenState,
 }
 
 /// Why a URI could not be subscribed to.
@@ -611,7 +603,7 @@ impl Subscriber<'_> {
 
     /// The open listen request, if any.
     pub(crate) fn listening(&self) -> Option<&ListenState> {
-        self.listen.as_deref().filter(|l| l.open)
+        Some(&*self.listen).filter(|l| l.open)
     }
 
     /// Hold a listen request open: its id (JSON text), the lists asked for,
@@ -623,9 +615,8 @@ impl Subscriber<'_> {
         lists: u8,
         uris: impl Iterator<Item = JsonStr<'u>>,
     ) -> Result<(), ListenRefused> {
-        match self.listen.as_deref() {
-            Some(l) if !l.open => {}
-            _ => return Err(ListenRefused::Busy),
+        if self.listen.open {
+            return Err(ListenRefused::Busy);
         }
         if id.len() > MAX_LISTEN_ID {
             return Err(ListenRefused::IdTooLong);
@@ -643,23 +634,20 @@ impl Subscriber<'_> {
         }
         self.collect(changes);
         self.cursor.dirty_lists = 0;
-        if let Some(l) = self.listen.as_deref_mut() {
-            l.open = true;
-            l.id_len = id.len() as u8;
-            if let Some(dst) = l.id.get_mut(..id.len()) {
-                dst.copy_from_slice(id);
-            }
-            l.lists = lists;
+        let l = &mut *self.listen;
+        l.open = true;
+        l.id_len = id.len() as u8;
+        if let Some(dst) = l.id.get_mut(..id.len()) {
+            dst.copy_from_slice(id);
         }
+        l.lists = lists;
         Ok(())
     }
 
     /// End the open listen request if `id` (JSON text) is its id; `true`
     /// when it was.
     pub(crate) fn close_listen(&mut self, id: &[u8]) -> bool {
-        let Some(l) = self.listen.as_deref_mut() else {
-            return false;
-        };
+        let l = &mut *self.listen;
         if !l.open || l.id() != id {
             return false;
         }

@@ -257,8 +257,9 @@ impl<S> Server<'_, S> {
                     Self::cancel_waiting(view, n.params);
                 }
                 // Cancelling the open listen request ends it with its result.
-                return match subs {
-                    Some(s) if *conn == Connection::Modern => self.end_listen(s, n.params, w),
+                let request = n.params.and_then(|p| p.get("requestId")).map(|v| v.raw());
+                return match (subs, request) {
+                    (Some(s), Some(id)) if *conn == Connection::Modern => self.end_listen(s, id, w),
                     _ => Wrote::Nothing,
                 };
             }
@@ -353,9 +354,14 @@ impl<S> Server<'_, S> {
                     | Method::Initialize
                     | Method::Subscribe
                     | Method::Unsubscribe => self.not_found(frame, method_span, resp),
-                    Method::Listen if self.changes.is_some() && subs.is_some() && !in_batch => {
-                        self.listen(subs, frame, id_span.0..id_span.1, params_span, resp)
-                    }
+                    // Served where the connection keeps subscriptions (the
+                    // capabilities say so), never inside a batch.
+                    Method::Listen if !in_batch => match (self.changes, subs) {
+                        (Some(_), Some(s)) => {
+                            self.listen(s, frame, id_span.0..id_span.1, params_span, resp)
+                        }
+                        _ => self.not_found(frame, method_span, resp),
+                    },
                     _ => self.dispatch(method, method_span, info, frame, params_span, resp),
                 };
             }
@@ -443,11 +449,14 @@ impl<S> Server<'_, S> {
                 resp.result(|w| w.raw(b"{}"))
             }
             Method::Discover | Method::Listen => self.not_found(frame, method_span, resp),
-            Method::Subscribe | Method::Unsubscribe
-                if self.changes.is_some() && self.has_resources() && subs.is_some() =>
-            {
-                self.subscribe(subs, method == Method::Subscribe, frame, params_span, resp)
-            }
+            // Served where the connection keeps subscriptions for a server
+            // with a registry and resources (the capabilities say so).
+            Method::Subscribe | Method::Unsubscribe => match (self.changes, subs) {
+                (Some(_), Some(s)) if self.has_resources() => {
+                    self.subscribe(s, method == Method::Subscribe, frame, params_span, resp)
+                }
+                _ => self.not_found(frame, method_span, resp),
+            },
             _ => match self.dispatch(method, method_span, info, frame, params_span, resp) {
                 // The call waits for the client (a retry's caller parks it).
                 Wrote::Asked {

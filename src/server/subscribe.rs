@@ -60,20 +60,17 @@ impl<S> Server<'_, S> {
     /// listen stream whose `notifications/cancelled` came in another
     /// request); the bytes written, 0 when none is open.
     pub(crate) fn end_open_listen(&self, subs: &mut Subscriber<'_>, out: &mut [u8]) -> usize {
-        let mut params = [0u8; crate::changes::MAX_LISTEN_ID + 16];
+        let mut copy = [0u8; crate::changes::MAX_LISTEN_ID];
         let n = match subs.listening() {
             Some(l) => {
-                let mut w = Writer::new(&mut params);
-                w.raw(b"{\"requestId\":");
+                let mut w = Writer::new(&mut copy);
                 w.raw(l.id());
-                w.raw(b"}");
                 w.len()
             }
             None => return 0,
         };
-        let frame = params.get(..n).unwrap_or_default();
         let mut w = super::out::answer_writer(out);
-        self.end_listen(subs, Some(Value::trusted(frame)), &mut w);
+        self.end_listen(subs, copy.get(..n).unwrap_or_default(), &mut w);
         super::out::finish(w)
     }
 
@@ -104,7 +101,7 @@ impl<S> Server<'_, S> {
     /// `resources/subscribe` (`add`) or `resources/unsubscribe`.
     pub(super) fn subscribe(
         &self,
-        subs: Option<&mut Subscriber<'_>>,
+        subs: &mut Subscriber<'_>,
         add: bool,
         frame: &mut [u8],
         params: Option<Range<usize>>,
@@ -133,13 +130,6 @@ impl<S> Server<'_, S> {
                 Data::Uri(uri),
             );
         }
-        let Some(subs) = subs else {
-            return resp.error(
-                INTERNAL_ERROR,
-                format_args!("cannot subscribe to {uri}: this connection keeps no subscriptions"),
-                Data::None,
-            );
-        };
         if !add {
             subs.remove(uri);
             return resp.result(|w| w.raw(b"{}"));
@@ -180,7 +170,7 @@ impl<S> Server<'_, S> {
     /// request open, and acknowledge it.
     pub(super) fn listen(
         &self,
-        subs: Option<&mut Subscriber<'_>>,
+        subs: &mut Subscriber<'_>,
         frame: &[u8],
         id: Range<usize>,
         params: Option<Range<usize>>,
@@ -229,13 +219,6 @@ impl<S> Server<'_, S> {
             );
         }
         let accepted = lists & self.list_bits() & changes.list_bits();
-        let Some(subs) = subs else {
-            return resp.error(
-                INTERNAL_ERROR,
-                format_args!("cannot listen: this connection keeps no subscription state"),
-                Data::None,
-            );
-        };
         let id = frame.get(id).unwrap_or(b"null");
         let items = uris
             .into_iter()
@@ -317,12 +300,9 @@ impl<S> Server<'_, S> {
     pub(super) fn end_listen(
         &self,
         subs: &mut Subscriber<'_>,
-        params: Option<Value<'_>>,
+        id: &[u8],
         w: &mut Writer<'_>,
     ) -> Wrote {
-        let Some(id) = params.and_then(|p| p.get("requestId")).map(|v| v.raw()) else {
-            return Wrote::Nothing;
-        };
         if !subs.close_listen(id) {
             return Wrote::Nothing;
         }
