@@ -27,6 +27,7 @@
 #[allow(dead_code)]
 mod shop;
 
+mod mem;
 mod uart;
 
 use core::cell::UnsafeCell;
