@@ -10,7 +10,12 @@
 //! `2 ‖ issued-at (8 bytes, big-endian seconds) ‖ payload ‖ tag`, the
 //! issue time under the tag too: a state older than the TTL, or issued more
 //! than the TTL in the future, or without an issue time, is refused like a
-//! tampered one.
+//! tampered one. A request the caller authenticated as a subject
+//! ([`Server::handle_as`](crate::Server::handle_as),
+//! [`Request::subject`](crate::http::Request::subject)) has the subject's
+//! digest under the tag too, in a separate MAC domain: a state issued to
+//! one subject is refused from another, from none, and one issued to none
+//! is refused from a subject.
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
@@ -26,6 +31,9 @@ const FORMAT: u8 = 1;
 const FORMAT_TIMED: u8 = 2;
 const ISSUED: usize = 8;
 const DOMAIN: &[u8] = b"picomcp request state v1\0";
+/// The domain of a state bound to a subject: no MAC input of the one is a
+/// MAC input of the other, so neither is taken for the other.
+const DOMAIN_BOUND: &[u8] = b"picomcp request state v1 bound\0";
 
 /// What a sealed state is bound to.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +45,9 @@ pub(crate) struct Binding<'k> {
     /// The caller's clock now and the time to live (seconds), when states
     /// expire.
     pub(crate) expiry: Option<(u64, u64)>,
+    /// The digest of the subject the request was authenticated as
+    /// ([`crate::server::Subject`]), when the caller said.
+    pub(crate) subject: Option<[u8; 32]>,
 }
 
 /// SHA-256 of a JSON value with whitespace outside strings skipped.
@@ -88,10 +99,15 @@ fn state_mac(
         Some(t) => ([FORMAT_TIMED], &t[..]),
         None => ([FORMAT], &[][..]),
     };
+    let (domain, subject) = match &b.subject {
+        Some(s) => (DOMAIN_BOUND, &s[..]),
+        None => (DOMAIN, &[][..]),
+    };
     mac(
         b.key,
         &[
-            DOMAIN,
+            domain,
+            subject,
             &format,
             time,
             &(method.len() as u32).to_be_bytes(),
@@ -192,6 +208,7 @@ mod tests {
             name: [name],
             args: digest_json(args),
             expiry: None,
+            subject: None,
         }
     }
 
@@ -231,6 +248,40 @@ mod tests {
         assert_eq!(open(&b, &mut s[..5].to_vec()), None);
         s.push(b'=');
         assert_eq!(open(&b, &mut s), None);
+    }
+
+    #[test]
+    fn subject_bound_states() {
+        let plain = binding(b"k", b"reserve", br#"{"title":"Dune"}"#);
+        let of = |s: &[u8]| Binding {
+            subject: Some(crate::server::Subject::of(s).0),
+            ..plain
+        };
+        let alice = sealed(&of(b"alice"), b"confirm");
+        assert_eq!(
+            open(&of(b"alice"), &mut alice.clone()),
+            Some(&b"confirm"[..])
+        );
+        // Another subject, no subject, a prefix of the subject: refused.
+        for other in [of(b"bob"), plain, of(b"alic"), of(b"")] {
+            assert_eq!(open(&other, &mut alice.clone()), None);
+        }
+        // A state issued to no subject is not taken from one.
+        let unbound = sealed(&plain, b"confirm");
+        assert_eq!(open(&of(b"alice"), &mut unbound.clone()), None);
+        assert_eq!(open(&plain, &mut unbound.clone()), Some(&b"confirm"[..]));
+        // Timed and bound: both hold.
+        let timed = |now, s: &[u8]| Binding {
+            expiry: Some((now, 300)),
+            ..of(s)
+        };
+        let t = sealed(&timed(1_000, b"alice"), b"confirm");
+        assert_eq!(
+            open(&timed(1_200, b"alice"), &mut t.clone()),
+            Some(&b"confirm"[..])
+        );
+        assert_eq!(open(&timed(1_200, b"bob"), &mut t.clone()), None);
+        assert_eq!(open(&timed(1_400, b"alice"), &mut t.clone()), None);
     }
 
     #[test]

@@ -1293,3 +1293,63 @@ fn mcp_name_takes_only_canonical_standard_base64() {
     );
     assert_eq!(a.status, 400);
 }
+
+/// 2026-07-28 request state is bound to the subject the caller's
+/// authentication layer gives with the request (`Request::subject`).
+#[test]
+fn request_state_is_bound_to_the_request_subject() {
+    const ELICIT: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+    let call = |subject: Option<&[u8]>, extra: &str| -> (u16, serde_json::Value) {
+        let headers = [
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "reserve"),
+        ];
+        let mut body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"reserve","arguments":{{"title":"Dune"}}{extra},{ELICIT}}}}}"#
+        )
+        .into_bytes();
+        let mut out = vec![0u8; 8192];
+        let mut req = Request::post(&headers[..], &mut body, 0);
+        if let Some(s) = subject {
+            req = req.subject(s);
+        }
+        let r = Http::new(&BOOKSHOP).handle(
+            &mut Sessions::<1>::new(),
+            &mut |_: &mut [u8; 16]| {},
+            req,
+            &mut out,
+        );
+        (
+            r.status,
+            serde_json::from_slice(&out[..r.body_len]).unwrap(),
+        )
+    };
+    let (status, first) = call(Some(b"alice"), "");
+    assert_eq!(
+        (status, &first["result"]["resultType"]),
+        (200, &"input_required".into()),
+        "{first}"
+    );
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let retry = format!(
+        r#","requestState":"{state}","inputResponses":{{"confirm":{{"action":"accept","content":{{"confirm":true}}}}}}"#
+    );
+    for other in [Some(&b"bob"[..]), None] {
+        let (_, v) = call(other, &retry);
+        assert_eq!(v["error"]["code"], -32602, "{v}");
+        assert_eq!(
+            v["error"]["message"],
+            "Invalid requestState: it was altered, or issued for another request"
+        );
+    }
+    let (status, done) = call(Some(b"alice"), &retry);
+    assert_eq!(status, 200);
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Reserved Dune",
+        "{done}"
+    );
+}

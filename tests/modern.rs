@@ -462,3 +462,56 @@ fn sealed_state_expires_after_its_ttl() {
     let out = run_at(1_000, reserve(5, "Dune", Some(&untimed), Some("accept")));
     assert_eq!(parse(&out[0])["error"]["code"], -32602);
 }
+
+/// One request on a 2026-07-28 connection the caller authenticated as
+/// `subject` (or as nobody).
+fn as_subject(subject: Option<&[u8]>, line: &str) -> String {
+    let mut conn = picomcp::Connection::modern();
+    let mut frame = line.as_bytes().to_vec();
+    let mut out = vec![0u8; 16 * 1024];
+    let n = match subject {
+        Some(s) => BOOKSHOP.handle_as(&mut conn, s, &mut frame, &mut out),
+        None => BOOKSHOP.handle(&mut conn, &mut frame, &mut out),
+    };
+    let line = String::from_utf8(out[..n].to_vec()).unwrap();
+    line.strip_suffix('\n').unwrap_or(&line).to_owned()
+}
+
+#[test]
+fn sealed_state_is_bound_to_the_authenticated_subject() {
+    let refused = |id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"Invalid requestState: it was altered, or issued for another request"}}}}"#
+        )
+    };
+    let alice = Some(&b"alice"[..]);
+    let state = state_of(&as_subject(alice, &reserve(1, "Dune", None, None)));
+    // Replayed by another subject, or by an unauthenticated request.
+    for (id, who) in [(2, Some(&b"bob"[..])), (3, None), (4, Some(&b"alice "[..]))] {
+        assert_eq!(
+            as_subject(who, &reserve(id, "Dune", Some(&state), Some("accept"))),
+            refused(id)
+        );
+    }
+    // Taken back from its subject.
+    let out = as_subject(alice, &reserve(5, "Dune", Some(&state), Some("accept")));
+    assert_eq!(
+        parse(&out)["result"]["content"][0]["text"],
+        "Reserved Dune",
+        "{out}"
+    );
+    // A state issued to nobody is not taken from a subject (a stream
+    // connection's state cannot be lifted into an authenticated one).
+    let unbound = state_of(&as_subject(None, &reserve(6, "Dune", None, None)));
+    assert_eq!(
+        as_subject(alice, &reserve(7, "Dune", Some(&unbound), Some("accept"))),
+        refused(7)
+    );
+    assert_eq!(
+        parse(&as_subject(
+            None,
+            &reserve(8, "Dune", Some(&unbound), Some("accept"))
+        ))["result"]["content"][0]["text"],
+        "Reserved Dune"
+    );
+}

@@ -58,7 +58,8 @@
 //! A request whose body carries the modern `_meta` envelope
 //! (`io.modelcontextprotocol/protocolVersion`) and is not `initialize`, or
 //! that says `MCP-Protocol-Version: 2026-07-28`, is served on its own with
-//! [`Connection::modern`]: no session (`Mcp-Session-Id` is ignored),
+//! [`Connection::modern`] (and the request's [`Request::subject`], if
+//! any): no session (`Mcp-Session-Id` is ignored),
 //! `POST` only (`405`, `Allow: POST` otherwise). The header decides for
 //! `initialize` too: 2026-07-28 has no `initialize`, so an enveloped one
 //! is answered `-32601` (`404`), and one without the envelope (a handshake
@@ -185,7 +186,7 @@ use crate::error::{HEADER_MISMATCH, INTERNAL_ERROR};
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
 use crate::schema::Schema;
-use crate::server::{CallEvent, Connection, Origin, Server, Waiting};
+use crate::server::{CallEvent, Connection, Origin, Server, Subject, Waiting};
 use crate::wire::json::{self, Limits, Outline};
 
 /// One HTTP request, as [`Http::handle`] needs it.
@@ -199,6 +200,9 @@ pub struct Request<'r, H: ?Sized> {
     pub body: &'r mut [u8],
     /// The caller's clock for session last-use (any monotonic unit).
     pub now: u64,
+    /// Whom the caller's authentication layer says the request comes from
+    /// (see [`Request::subject`]).
+    pub subject: Option<&'r [u8]>,
 }
 
 impl<'r, H: ?Sized> Request<'r, H> {
@@ -209,7 +213,20 @@ impl<'r, H: ?Sized> Request<'r, H> {
             headers,
             body,
             now,
+            subject: None,
         }
+    }
+
+    /// The subject the caller authenticated this request as (a principal,
+    /// an API key's owner, a client certificate's name): 2026-07-28 request
+    /// state the server seals for it is taken back only with the same
+    /// subject ([`crate::server::Subject`]). picomcp does no
+    /// authentication itself; without a subject, state is bound to the
+    /// key, method, name, arguments and (with a TTL) time alone. Handshake-era
+    /// sessions are already their own subject: a session id.
+    pub fn subject(mut self, subject: &'r [u8]) -> Self {
+        self.subject = Some(subject);
+        self
     }
 
     /// A `POST`.
@@ -593,6 +610,7 @@ impl<'a, S> Http<'a, S> {
             None,
             subs.as_mut(),
             origin,
+            req.subject.map(Subject::of),
         );
         match (streams, listen_slot) {
             (Some(_), Some((_, id))) if answer.listening => {
@@ -714,6 +732,7 @@ impl<'a, S> Http<'a, S> {
                 None,
                 streams.is_some().then_some(&mut none),
                 Origin::Alone,
+                None,
             );
             let mut r = respond(out, answer, Status::Handshake);
             if matches!(conn, Connection::Ready(_)) {
@@ -759,6 +778,7 @@ impl<'a, S> Http<'a, S> {
             waiting_view.as_mut(),
             subs.as_mut(),
             Origin::Alone,
+            None,
         );
         sessions.save(&id, conn, now);
         match waiting_view.and_then(|v| v.event) {

@@ -138,6 +138,7 @@ impl<S> Server<'_, S> {
                 None,
                 None,
                 Some((slot, answers)),
+                None,
             )
         };
         match wrote {

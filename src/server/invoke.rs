@@ -8,7 +8,7 @@ use core::ops::Range;
 use super::Server;
 use super::out::{Data, Out, Wrote};
 use super::params::{NamedSpans, span};
-use super::session::{Ready, Session};
+use super::session::{Ready, Session, Subject};
 use super::waiting::NoRoom;
 use crate::context::{Ctx, MAX_PROGRESS_TOKEN, Mrtr, Notify, Track};
 use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, ProtocolError};
@@ -53,6 +53,8 @@ pub(super) struct RequestInfo<'n> {
     asking: Asking,
     /// A handshake-era call run again with the client's answers.
     retry: Option<Mrtr<'n>>,
+    /// 2026-07-28: whom the caller authenticated the request as.
+    subject: Option<Subject>,
 }
 
 impl<'n> RequestInfo<'n> {
@@ -77,12 +79,20 @@ impl<'n> RequestInfo<'n> {
             named: facts.named,
             asking,
             retry,
+            subject: None,
         }
     }
 
     /// A 2026-07-28 request whose envelope passed the ladder. Log
     /// notifications only when the request asked for a level.
-    pub(super) fn modern(envelope: Modern, logging: bool, facts: RequestFacts<'n>) -> Self {
+    /// `subject`: whom the caller authenticated it as (sealed state is
+    /// bound to it).
+    pub(super) fn modern(
+        envelope: Modern,
+        logging: bool,
+        facts: RequestFacts<'n>,
+        subject: Option<Subject>,
+    ) -> Self {
         Self {
             version: ProtocolVersion::V2026_07_28,
             modern: true,
@@ -93,6 +103,7 @@ impl<'n> RequestInfo<'n> {
             named: facts.named,
             asking: Asking::Modern,
             retry: None,
+            subject,
         }
     }
 
@@ -156,6 +167,7 @@ impl<'s, S> Server<'s, S> {
             name: [name],
             args: crate::seal::digest_json(args),
             expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
+            subject: info.subject.map(|s| s.0),
         });
         let state = match crate::context::state_raw(params) {
             None => None,
@@ -417,13 +429,13 @@ mod tests {
             br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"error"}}"#,
         );
         let modern = crate::mcp::envelope::check(false, Some(v), false).unwrap();
-        let on = RequestInfo::modern(modern, true, facts());
+        let on = RequestInfo::modern(modern, true, facts(), None);
         assert!(on.is_modern());
         assert_eq!(on.version(), ProtocolVersion::V2026_07_28);
         assert_eq!(on.log_level, Some(LogLevel::Error));
         assert!(on.client.sampling);
         // Without server logging, no log level whatever the envelope says.
-        let off = RequestInfo::modern(modern, false, facts());
+        let off = RequestInfo::modern(modern, false, facts(), None);
         assert_eq!(off.log_level, None);
     }
 
@@ -437,6 +449,7 @@ mod tests {
             name: [b"t"],
             args: crate::seal::digest_json(b"{}"),
             expiry: None,
+            subject: None,
         };
         let mut raw = *b"AAAA";
         assert!(Server::<u32>::mrtr_input(Some(binding), Some(&mut raw), None).is_err());

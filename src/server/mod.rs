@@ -57,7 +57,7 @@ mod waiting;
 
 pub(crate) use out::{Answer, write_error};
 pub(crate) use session::Origin;
-pub use session::{ClientCapabilities, Connection, Ready, Session, Uninitialized};
+pub use session::{ClientCapabilities, Connection, Ready, Session, Subject, Uninitialized};
 pub(crate) use waiting::{CallEvent, WaitingView};
 pub use waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, Waiting};
 
@@ -306,7 +306,27 @@ impl<'s, S> Server<'s, S> {
     /// are unescaped in place).
     #[must_use = "the answer is out[..n]: send it"]
     pub fn handle(&self, conn: &mut Connection, frame: &mut [u8], out: &mut [u8]) -> usize {
-        self.handle_inner(conn, frame, out, None, None, None).len
+        self.handle_inner(conn, frame, out, None, None, None, None)
+            .len
+    }
+
+    /// Like [`handle`](Self::handle), for a request the caller authenticated
+    /// as `subject` (a principal, a client certificate's name): 2026-07-28
+    /// request state sealed for it is taken back only with the same subject,
+    /// and state sealed without one is not taken here ([`Subject`]).
+    /// Handshake-era requests are unaffected (their waiting calls stay with
+    /// their connection).
+    #[must_use = "the answer is out[..n]: send it"]
+    pub fn handle_as(
+        &self,
+        conn: &mut Connection,
+        subject: &[u8],
+        frame: &mut [u8],
+        out: &mut [u8],
+    ) -> usize {
+        let subject = Some(Subject::of(subject));
+        self.handle_inner(conn, frame, out, None, None, None, subject)
+            .len
     }
 
     /// Like [`handle`](Self::handle), but each notification a handler sends
@@ -320,7 +340,7 @@ impl<'s, S> Server<'s, S> {
         out: &mut [u8],
         notify: &mut dyn Notify,
     ) -> usize {
-        self.handle_inner(conn, frame, out, Some(notify), None, None)
+        self.handle_inner(conn, frame, out, Some(notify), None, None, None)
             .len
     }
 
@@ -339,8 +359,16 @@ impl<'s, S> Server<'s, S> {
         frame: &mut [u8],
         out: &mut [u8],
     ) -> usize {
-        self.handle_inner(conn, frame, out, None, Some(&mut waiting.view()), None)
-            .len
+        self.handle_inner(
+            conn,
+            frame,
+            out,
+            None,
+            Some(&mut waiting.view()),
+            None,
+            None,
+        )
+        .len
     }
 
     /// [`handle_waiting`](Self::handle_waiting) with notifications streamed
@@ -361,6 +389,7 @@ impl<'s, S> Server<'s, S> {
             Some(notify),
             Some(&mut waiting.view()),
             None,
+            None,
         )
         .len
     }
@@ -379,7 +408,7 @@ impl<'s, S> Server<'s, S> {
         frame: &mut [u8],
         out: &mut [u8],
     ) -> usize {
-        self.handle_inner(conn, frame, out, None, None, Some(subs))
+        self.handle_inner(conn, frame, out, None, None, Some(subs), None)
             .len
     }
 

@@ -9,7 +9,7 @@ use super::out::Answer;
 use super::out::{Data, Out, Wrote, answer_writer, finish};
 use super::params::{NamedSpans, ParamsScan, progress_token, span};
 use super::waiting::{NoRoom, WaitingView};
-use super::{Connection, Origin, Server, Session};
+use super::{Connection, Origin, Server, Session, Subject};
 use crate::changes::Subscriber;
 use crate::context::{Mrtr, Notify};
 use crate::error::{
@@ -24,6 +24,7 @@ use crate::wire::json::{self, Kind, Value};
 impl<S> Server<'_, S> {
     /// Validate one frame (once, under the server's [`Limits`](json::Limits),
     /// recording its [`Outline`](json::Outline)) and answer it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_inner(
         &self,
         conn: &mut Connection,
@@ -32,6 +33,7 @@ impl<S> Server<'_, S> {
         notify: Option<&mut dyn Notify>,
         waiting: Option<&mut WaitingView<'_>>,
         subs: Option<&mut Subscriber<'_>>,
+        subject: Option<Subject>,
     ) -> Answer {
         if frame
             .iter()
@@ -50,6 +52,7 @@ impl<S> Server<'_, S> {
                 waiting,
                 subs,
                 Origin::Alone,
+                subject,
             ),
             Err(e) => Self::parse_error(e, out),
         }
@@ -80,6 +83,7 @@ impl<S> Server<'_, S> {
         waiting: Option<&mut WaitingView<'_>>,
         mut subs: Option<&mut Subscriber<'_>>,
         origin: Origin,
+        subject: Option<Subject>,
     ) -> Answer {
         if let (Some(changes), Some(s)) = (self.changes, subs.as_deref_mut()) {
             s.start(changes);
@@ -99,6 +103,7 @@ impl<S> Server<'_, S> {
                 waiting,
                 subs,
                 None,
+                subject,
             )
         };
         Answer::of(wrote, finish(w))
@@ -174,6 +179,7 @@ impl<S> Server<'_, S> {
                 waiting.as_deref_mut(),
                 subs.as_deref_mut(),
                 None,
+                None,
             ) {
                 Wrote::Answer | Wrote::Error(_) | Wrote::Requests | Wrote::Listening => {
                     answers += 1
@@ -229,6 +235,7 @@ impl<S> Server<'_, S> {
         mut waiting: Option<&mut WaitingView<'_>>,
         subs: Option<&mut Subscriber<'_>>,
         retry: Option<(usize, Mrtr<'_>)>,
+        subject: Option<Subject>,
     ) -> Wrote {
         let in_batch = origin == Origin::Batch;
         let value = Value::trusted(frame);
@@ -327,7 +334,7 @@ impl<S> Server<'_, S> {
                 resp.stamp = Some(self.info);
                 let claimed = origin == Origin::ClaimedModern;
                 let info = match envelope::check(is_initialize, params, claimed) {
-                    Ok(modern) => RequestInfo::modern(modern, self.logging, facts),
+                    Ok(modern) => RequestInfo::modern(modern, self.logging, facts, subject),
                     Err(fault) => return resp.fault(fault),
                 };
                 return match method {

@@ -131,6 +131,36 @@ pub enum Connection {
     Modern,
 }
 
+/// Whom a 2026-07-28 request was authenticated as (a principal, a client
+/// certificate's name, a session the caller keeps), given with the request
+/// ([`Server::handle_as`](crate::Server::handle_as),
+/// [`Request::subject`](crate::http::Request::subject)): the SHA-256 of the
+/// bytes the caller gave, 32 bytes however long they were. It travels with
+/// the one request, not in the [`Connection`] (which stays a few bytes). Sealed
+/// `requestState` carries it under its tag, so a state issued to one
+/// subject is refused, like a tampered one, when another (or none) presents
+/// it; one issued to none is refused when a subject presents it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Subject(pub(crate) [u8; 32]);
+
+impl Subject {
+    /// The subject of these bytes (any length; compared by digest).
+    pub fn of(subject: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"picomcp subject v1\0");
+        h.update(subject);
+        Self(h.finalize().into())
+    }
+}
+
+impl core::fmt::Debug for Subject {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // A digest, not the subject: nothing to hide, little to show.
+        f.write_str("Subject(..)")
+    }
+}
+
 impl Connection {
     /// A new connection; its first request decides the era.
     pub const fn new() -> Self {

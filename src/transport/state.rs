@@ -65,6 +65,7 @@ impl<'i, 'w> LoopState<'i, 'w> {
                         notify,
                         self.waiting.as_mut(),
                         self.subs.as_mut(),
+                        None,
                     )
                     .len,
             ),
@@ -96,6 +97,7 @@ impl<'i, 'w> LoopState<'i, 'w> {
                         None,
                         self.waiting.as_mut(),
                         self.subs.as_mut(),
+                        None,
                     )
                     .len
             }
