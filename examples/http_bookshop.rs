@@ -8,8 +8,11 @@
 //! Options: `--port N` (default 8080), `--max-body BYTES` (default 64 KiB;
 //! larger bodies get `413`), `--max-response BYTES` (output buffer per
 //! worker thread, default 256 KiB), `--header-timeout-s N` (30), `--body-timeout-s N`
-//! (30; then `408`), `--max-connections N` (512; more wait in the backlog),
-//! `--state-ttl-s N` (300: how long a sealed request state is valid; 0: forever).
+//! (30; then `408`), `--idle-timeout-s N` (75: an idle keep-alive connection
+//! is closed), `--max-connections N` (512; more wait in the backlog),
+//! `--state-ttl-s N` (300: how long a sealed request state is valid; 0: forever),
+//! `--subject-header NAME` (bind request state to the principal an
+//! authenticating proxy puts in that header).
 //! See `examples/HTTP.md`.
 
 #[path = "http/serve.rs"]
@@ -35,7 +38,7 @@ static CHANGES: Changes = Changes::new().on_change(serve::wake);
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--max-connections N] [--state-ttl-s N]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME]",
         8080,
     );
     // One server for every connection and thread, sealing with the secret.

@@ -2,8 +2,10 @@
 # Hostile HTTP clients against the hyper adapter the examples use
 # (examples/http/serve.rs), loopback only, raw sockets
 # (tests/interop/hostile_http.py): a declared 100 MB body is 413 at once, slow
-# headers are cut after --header-timeout-s, a stalled body is 408 after
-# --body-timeout-s, --max-connections holds further clients in the backlog
+# headers are cut after --header-timeout-s, an idle keep-alive connection
+# after --idle-timeout-s, a stalled body is 408 after --body-timeout-s,
+# request state sealed for the --subject-header subject is refused from
+# another, --max-connections holds further clients in the backlog
 # until one closes, and, under a descriptor limit of 48, accept's EMFILE backs
 # off instead of spinning and the server recovers. Then the soak
 # (tests/interop/soak_http.py): valid and hostile traffic mixed for
@@ -19,7 +21,8 @@ source scripts/lib/serve_http.sh
 
 status=0
 start_http_server hostile_http target/hostile-http-server.log "$BIN" --port 0 \
-    --header-timeout-s 1 --body-timeout-s 1 --max-connections 8 --max-body 4096
+    --header-timeout-s 1 --body-timeout-s 1 --idle-timeout-s 2 --max-connections 8 --max-body 4096 \
+    --subject-header X-Test-Subject
 timeout -k 5 60 python3 tests/interop/hostile_http.py "$URL" || status=$?
 stop_http_server
 

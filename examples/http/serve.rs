@@ -11,6 +11,7 @@ use std::io::Read;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -65,6 +66,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct Reply {
     first: Option<Bytes>,
     rest: Option<UnboundedReceiver<Bytes>>,
+    /// The request stays in flight (no header or idle timeout on its
+    /// connection) until this body is dropped.
+    in_flight: Option<InFlight>,
 }
 
 impl Reply {
@@ -72,7 +76,143 @@ impl Reply {
         Reply {
             first: (!b.is_empty()).then_some(b),
             rest: None,
+            in_flight: None,
         }
+    }
+}
+
+/// What one connection is doing, for its header and idle timeouts.
+///
+/// hyper's own `header_read_timeout` starts as soon as a connection waits
+/// for its next request, so it is the keep-alive idle timeout as well; an
+/// idle timeout longer than the header timeout needs this watch instead.
+/// The connection is closed when it is idle (no request in flight, no byte
+/// of a next one) for `--idle-timeout-s`, or when bytes of a next request
+/// have arrived but its headers are not complete within
+/// `--header-timeout-s`. Bytes of a pipelined request read while another
+/// is in flight count as idle time (the idle timeout bounds them).
+struct Watch {
+    base: Instant,
+    /// Requests whose response body is not over yet.
+    in_flight: AtomicUsize,
+    /// Milliseconds from `base` to when the connection last became idle.
+    idle_since: AtomicU64,
+    /// Milliseconds from `base` to the first byte of the next request, plus
+    /// one; 0 while none has come.
+    head_since: AtomicU64,
+    /// Woken when a request begins or ends (the deadline moves).
+    changed: tokio::sync::Notify,
+}
+
+impl Watch {
+    fn new() -> Arc<Self> {
+        Arc::new(Watch {
+            base: Instant::now(),
+            in_flight: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(0),
+            // A new connection owes its first request's headers from the
+            // start (as nginx's client_header_timeout): not idle time.
+            head_since: AtomicU64::new(1),
+            changed: tokio::sync::Notify::new(),
+        })
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.base.elapsed().as_millis() as u64
+    }
+
+    /// Bytes arrived.
+    fn read(&self) {
+        if self.in_flight.load(Ordering::Acquire) == 0 {
+            let now = self.now_ms() + 1;
+            let _ = self
+                .head_since
+                .compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
+            self.changed.notify_one();
+        }
+    }
+
+    /// hyper handed a request to the service: its headers are complete.
+    fn begin(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.head_since.store(0, Ordering::Release);
+        self.changed.notify_one();
+        InFlight(self.clone())
+    }
+
+    /// When the connection is to be closed, if nothing changes first.
+    fn deadline(&self, header: Duration, idle: Duration) -> Option<Instant> {
+        if self.in_flight.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        let (at, limit) = match self.head_since.load(Ordering::Acquire) {
+            0 => (self.idle_since.load(Ordering::Acquire), idle),
+            head => (head - 1, header),
+        };
+        Some(self.base + Duration::from_millis(at) + limit)
+    }
+}
+
+/// A request in flight; dropped with its response body.
+struct InFlight(Arc<Watch>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let w = &self.0;
+        w.idle_since.store(w.now_ms(), Ordering::Release);
+        w.in_flight.fetch_sub(1, Ordering::AcqRel);
+        w.changed.notify_one();
+    }
+}
+
+/// A TCP stream that tells its [`Watch`] when bytes arrive.
+struct Watched {
+    stream: tokio::net::TcpStream,
+    watch: Arc<Watch>,
+}
+
+impl tokio::io::AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.watch.read();
+        }
+        r
+    }
+}
+
+impl tokio::io::AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
     }
 }
 
@@ -109,11 +249,20 @@ pub struct Limits {
     pub session_idle_s: u64,
     /// `--key-file PATH`: the secret (see [`secret`]).
     pub key_file: Option<&'static str>,
-    /// Seconds a client may take to send a request's headers (hyper's
-    /// `header_read_timeout`); then the connection is closed.
+    /// Seconds a client may take to send a request's headers, from their
+    /// first byte (see `Watch`); then the connection is closed.
     pub header_timeout_s: u64,
     /// Seconds a client may take to send a request's body; then `408`.
     pub body_timeout_s: u64,
+    /// Seconds a keep-alive connection may stay idle (no request in flight,
+    /// no byte of a next one) before it is closed.
+    pub idle_timeout_s: u64,
+    /// `--subject-header NAME`: the header an authenticating proxy in front
+    /// sets to the client's principal; 2026-07-28 request state is bound
+    /// to it (`picomcp::http::Request::subject`). Only for a server that
+    /// the proxy alone can reach, and a proxy that overwrites the header:
+    /// a client that can set it can claim any subject.
+    pub subject_header: Option<&'static str>,
     /// Connections served at once; more wait in the listen backlog until
     /// one closes (no accept, no file descriptor, no memory for them).
     pub max_connections: usize,
@@ -130,6 +279,8 @@ impl Default for Limits {
             key_file: None,
             header_timeout_s: 30,
             body_timeout_s: 30,
+            idle_timeout_s: 75,
+            subject_header: None,
             max_connections: 512,
             state_ttl_s: 300,
         }
@@ -259,7 +410,14 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
         if out.len() != limits.max_response {
             out.resize(limits.max_response, 0);
         }
-        let request = picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
+        let mut request =
+            picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
+        if let Some(subject) = limits
+            .subject_header
+            .and_then(|name| parts.headers.get(name))
+        {
+            request = request.subject(subject.as_bytes());
+        }
         // One store for every session; held only while the core runs.
         let r = http.handle_streams(
             &mut Locked(sessions),
@@ -389,6 +547,7 @@ pub fn run<S: Sync + 'static, const N: usize>(
         let start = Instant::now();
         let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
         let header_timeout = Duration::from_secs(limits.header_timeout_s);
+        let idle_timeout = Duration::from_secs(limits.idle_timeout_s);
         loop {
             // At the cap, stop accepting: new clients wait in the backlog.
             let Ok(permit) = slots.clone().acquire_owned().await else {
@@ -407,16 +566,57 @@ pub fn run<S: Sync + 'static, const N: usize>(
             };
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
-                let service = service_fn(move |req| serve_one(http, sessions, start, limits, req));
-                let _ = http1::Builder::new()
+                let watch = Watch::new();
+                let io = Watched {
+                    stream,
+                    watch: watch.clone(),
+                };
+                let service = {
+                    let watch = watch.clone();
+                    service_fn(move |req| {
+                        let in_flight = watch.begin();
+                        async move {
+                            let mut r = serve_one(http, sessions, start, limits, req).await?;
+                            r.body_mut().in_flight = Some(in_flight);
+                            Ok::<_, Infallible>(r)
+                        }
+                    })
+                };
+                let conn = http1::Builder::new()
                     .timer(TokioTimer::new())
-                    .header_read_timeout(header_timeout)
+                    // The watch times headers (see `Watch`): hyper's timer
+                    // would also close idle connections after it.
+                    .header_read_timeout(None)
                     // Bounds a connection's read buffer (headers and
                     // pipelined bytes); hyper's default is about 400 KiB.
                     .max_buf_size(READ_BUFFER)
                     .keep_alive(true)
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                    .serve_connection(TokioIo::new(io), service);
+                tokio::pin!(conn);
+                loop {
+                    let changed = watch.changed.notified();
+                    let deadline = watch.deadline(header_timeout, idle_timeout);
+                    let expired = async {
+                        match deadline {
+                            Some(at) => tokio::time::sleep_until(at.into()).await,
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        _ = conn.as_mut() => break,
+                        () = changed => {}
+                        // Dropping the connection closes it: nothing is in
+                        // flight to lose.
+                        () = expired => {
+                            if watch
+                                .deadline(header_timeout, idle_timeout)
+                                .is_some_and(|at| at <= Instant::now())
+                            {
+                                break;
+                            }
+                        }
+                    }
+                }
                 drop(permit);
             });
         }
@@ -448,6 +648,10 @@ pub fn args_from(
             ("--session-idle-s", Some(n)) if n > 0 => limits.session_idle_s = n as u64,
             ("--header-timeout-s", Some(n)) if n > 0 => limits.header_timeout_s = n as u64,
             ("--body-timeout-s", Some(n)) if n > 0 => limits.body_timeout_s = n as u64,
+            ("--idle-timeout-s", Some(n)) if n > 0 => limits.idle_timeout_s = n as u64,
+            ("--subject-header", _) if text.as_deref().is_some_and(|t| !t.is_empty()) => {
+                limits.subject_header = text.map(|t| &*Box::leak(t.into_boxed_str()));
+            }
             ("--max-connections", Some(n)) if n > 0 => limits.max_connections = n,
             ("--state-ttl-s", Some(n)) => limits.state_ttl_s = n as u64,
             ("--key-file", _) if text.is_some() => {

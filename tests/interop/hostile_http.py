@@ -2,14 +2,20 @@
 raw loopback sockets: what issue 18 says must not hold the server open.
 
 Checks (each against a running http_bookshop started by scripts/hostile_http.sh
-with --header-timeout-s 1 --body-timeout-s 1 --max-connections 8 --max-body 4096):
+with --header-timeout-s 1 --body-timeout-s 1 --idle-timeout-s 2
+--max-connections 8 --max-body 4096 --subject-header X-Test-Subject):
 
 * declared-413: ``Content-Length: 100000000`` is answered 413 at once, before a
   byte of the body is sent;
 * slow-headers: a request whose headers never finish is closed after the header
   timeout;
+* silent-connect: a new connection that sends nothing is closed after the
+  header timeout (its first request's headers are owed from the start);
 * idle keep-alive: a connection that sends nothing after its answer is closed
-  after the header timeout;
+  after the idle timeout, not the (shorter) header timeout;
+* subject: 2026-07-28 request state sealed for the subject in
+  ``X-Test-Subject`` is refused from another subject and from none, and taken
+  from its own;
 * slow-body: a body that stops arriving is answered 408 after the body timeout;
 * connection-cap: with 8 idle connections open, a 9th is not served until one of
   them closes, and is served then;
@@ -52,6 +58,44 @@ def request(host: str, port: int, body: bytes, *, content_length: int | None = N
         "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
         f"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nContent-Length: {n}\r\n\r\n"
     ).encode() + body
+
+
+def call_reserve(host: str, port: int, subject: str | None, retry: dict | None = None) -> dict:
+    """A 2026-07-28 ``tools/call reserve`` as ``subject`` (X-Test-Subject), its JSON answer."""
+    import http.client
+    params = {"name": "reserve", "arguments": {"title": "Dune"}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}
+    params.update(retry or {})
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    headers = {"Host": f"{host}:{port}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28",
+               "Mcp-Method": "tools/call", "Mcp-Name": "reserve"}
+    if subject is not None:
+        headers["X-Test-Subject"] = subject
+    c = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        c.request("POST", "/mcp", body=body, headers=headers)
+        return json.loads(c.getresponse().read())
+    finally:
+        c.close()
+
+
+def subject_checks(host: str, port: int) -> None:
+    first = call_reserve(host, port, "alice")
+    state = first.get("result", {}).get("requestState")
+    check(isinstance(state, str), f"subject: alice is asked to confirm ({str(first)[:120]})")
+    if not isinstance(state, str):
+        return
+    retry = {"requestState": state, "inputResponses": {
+        "confirm": {"action": "accept", "content": {"confirm": True}}}}
+    for who in ("bob", None):
+        v = call_reserve(host, port, who, retry)
+        check(v.get("error", {}).get("code") == -32602,
+              f"subject: alice's state from {who or 'no subject'} is refused ({str(v)[:120]})")
+    v = call_reserve(host, port, "alice", retry)
+    text = v.get("result", {}).get("content", [{}])[0].get("text")
+    check(text == "Reserved Dune", f"subject: alice's state from alice is taken ({str(v)[:120]})")
 
 
 def connect(host: str, port: int) -> socket.socket:
@@ -134,8 +178,15 @@ def main(argv: list[str]) -> None:
         status, took = read_status(s, 10)
         check(status in (None, 408) and 0.5 < took < 5, f"slow-headers: closed after {took:.2f} s (status {status})")
 
-    # An idle keep-alive connection: closed once the next request's headers
-    # do not come within the header timeout (hyper starts it when it waits).
+    # A new connection that sends nothing: closed after the header timeout.
+    with connect(host, port) as s:
+        status, took = read_status(s, 10)
+        check(status in (None, 408) and 0.5 < took < 1.9, f"silent-connect: closed after {took:.2f} s (status {status})")
+
+    subject_checks(host, port)
+
+    # An idle keep-alive connection: closed after the idle timeout (2 s),
+    # not the header timeout (1 s).
     with connect(host, port) as s:
         s.sendall(request(host, port, PING))
         read_status(s, 5)
@@ -151,7 +202,7 @@ def main(argv: list[str]) -> None:
         except (socket.timeout, ConnectionResetError):
             closed = False
         took = time.monotonic() - start
-        check(closed and took < 5, f"idle keep-alive: closed after {took:.2f} s idle")
+        check(closed and 1.4 < took < 5, f"idle keep-alive: closed after {took:.2f} s idle")
 
     # A body that stops: 408 after the body timeout (1 s).
     with connect(host, port) as s:
