@@ -21,8 +21,8 @@ source scripts/lib/serve_http.sh
 
 status=0
 start_http_server hostile_http target/hostile-http-server.log "$BIN" --port 0 \
-    --header-timeout-s 1 --body-timeout-s 1 --idle-timeout-s 2 --max-connections 8 --max-body 4096 \
-    --subject-header X-Test-Subject
+    --header-timeout-s 1 --body-timeout-s 1 --idle-timeout-s 2 --session-idle-s 2 --keep-alive-s 1 \
+    --max-connections 8 --max-body 4096 --subject-header X-Test-Subject
 timeout -k 5 60 python3 tests/interop/hostile_http.py "$URL" || status=$?
 stop_http_server
 

@@ -257,6 +257,8 @@ pub struct Limits {
     /// Seconds a keep-alive connection may stay idle (no request in flight,
     /// no byte of a next one) before it is closed.
     pub idle_timeout_s: u64,
+    /// Seconds between SSE keep-alive comments on a notification stream.
+    pub keep_alive_s: u64,
     /// `--subject-header NAME`: the header an authenticating proxy in front
     /// sets to the client's principal; 2026-07-28 request state is bound
     /// to it (`picomcp::http::Request::subject`). Only for a server that
@@ -280,6 +282,7 @@ impl Default for Limits {
             header_timeout_s: 30,
             body_timeout_s: 30,
             idle_timeout_s: 75,
+            keep_alive_s: 15,
             subject_header: None,
             max_connections: 512,
             state_ttl_s: 300,
@@ -462,7 +465,16 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
         if let Some(id) = r.stream {
             let (tx, rx) = unbounded_channel();
             reply.rest = Some(rx);
-            tokio::spawn(notification_stream(http, id, tx));
+            // A session's `GET` stream keeps its session in use; a listen
+            // stream belongs to no session.
+            let session = (parts.method == hyper::Method::GET).then_some((sessions, start));
+            tokio::spawn(notification_stream(
+                http,
+                id,
+                tx,
+                session,
+                limits.keep_alive_s,
+            ));
         }
         builder.body(reply)
     });
@@ -473,11 +485,22 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
 /// Keep a notification stream (a session's `GET`, a listen) fed: poll it
 /// whenever the server's changes wake us, until it is over or the client
 /// has gone (then its slot is given back).
-async fn notification_stream<S: Sync + 'static>(
+///
+/// Every `keep_alive_s` seconds it writes an SSE comment (`: keep-alive`):
+/// proxies and clients see a live stream, and a client that has gone is
+/// found (the write fails) and its slot given back. A session's stream then
+/// also marks its session used, so a client that only listens keeps its
+/// session past `--session-idle-s`; the stream ends when its session does.
+async fn notification_stream<S: Sync + 'static, const N: usize>(
     http: Http<'static, S>,
     id: SessionId,
     tx: UnboundedSender<Bytes>,
+    session: Option<(&'static Mutex<Sessions<N>>, Instant)>,
+    keep_alive_s: u64,
 ) {
+    let mut keep_alive = tokio::time::interval(Duration::from_secs(keep_alive_s.max(1)));
+    keep_alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    keep_alive.tick().await; // the first tick is at once
     let mut buf = vec![0u8; STREAM_BUFFER];
     loop {
         // Registered before polling, so a change in between is not missed.
@@ -495,6 +518,16 @@ async fn notification_stream<S: Sync + 'static>(
         tokio::select! {
             () = &mut notified => {}
             () = tx.closed() => break,
+            _ = keep_alive.tick() => {
+                if let Some((sessions, start)) = session
+                    && lock(sessions).load(&id, start.elapsed().as_secs()).is_none()
+                {
+                    break; // the session ended (deleted or expired)
+                }
+                if tx.send(Bytes::from_static(b": keep-alive\n\n")).is_err() {
+                    break;
+                }
+            }
         }
     }
     lock(&NOTE_STREAMS).close(&id);
@@ -649,6 +682,7 @@ pub fn args_from(
             ("--header-timeout-s", Some(n)) if n > 0 => limits.header_timeout_s = n as u64,
             ("--body-timeout-s", Some(n)) if n > 0 => limits.body_timeout_s = n as u64,
             ("--idle-timeout-s", Some(n)) if n > 0 => limits.idle_timeout_s = n as u64,
+            ("--keep-alive-s", Some(n)) if n > 0 => limits.keep_alive_s = n as u64,
             ("--subject-header", _) if text.as_deref().is_some_and(|t| !t.is_empty()) => {
                 limits.subject_header = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }

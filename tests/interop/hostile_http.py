@@ -3,7 +3,8 @@ raw loopback sockets: what issue 18 says must not hold the server open.
 
 Checks (each against a running http_bookshop started by scripts/hostile_http.sh
 with --header-timeout-s 1 --body-timeout-s 1 --idle-timeout-s 2
---max-connections 8 --max-body 4096 --subject-header X-Test-Subject):
+--session-idle-s 2 --keep-alive-s 1 --max-connections 8 --max-body 4096
+--subject-header X-Test-Subject):
 
 * declared-413: ``Content-Length: 100000000`` is answered 413 at once, before a
   byte of the body is sent;
@@ -13,6 +14,9 @@ with --header-timeout-s 1 --body-timeout-s 1 --idle-timeout-s 2
   header timeout (its first request's headers are owed from the start);
 * idle keep-alive: a connection that sends nothing after its answer is closed
   after the idle timeout, not the (shorter) header timeout;
+* listening session (with --session-idle-s 2 --keep-alive-s 1): a session
+  whose GET stream is open outlives the idle time and its stream carries
+  SSE keep-alive comments, while a session without one expires;
 * subject: 2026-07-28 request state sealed for the subject in
   ``X-Test-Subject`` is refused from another subject and from none, and taken
   from its own;
@@ -96,6 +100,66 @@ def subject_checks(host: str, port: int) -> None:
     v = call_reserve(host, port, "alice", retry)
     text = v.get("result", {}).get("content", [{}])[0].get("text")
     check(text == "Reserved Dune", f"subject: alice's state from alice is taken ({str(v)[:120]})")
+
+
+def post_session(host: str, port: int, body: dict, session: str | None) -> tuple[int, dict, str | None]:
+    """A handshake-era POST; its status, JSON answer (if any) and Mcp-Session-Id."""
+    import http.client
+    headers = {"Host": f"{host}:{port}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}
+    if session:
+        headers["Mcp-Session-Id"] = session
+    c = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        c.request("POST", "/mcp", body=json.dumps(body), headers=headers)
+        r = c.getresponse()
+        raw = r.read()
+        text = raw.decode(errors="replace")
+        if text.startswith("data: ") or "\ndata: " in text:
+            text = next(line[6:] for line in text.splitlines() if line.startswith("data: "))
+        return r.status, (json.loads(text) if text.strip() else {}), r.getheader("Mcp-Session-Id")
+    finally:
+        c.close()
+
+
+def open_session(host: str, port: int) -> str:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}}
+    status, _, sid = post_session(host, port, init, None)
+    assert status == 200 and sid, f"initialize: {status}"
+    post_session(host, port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
+    return sid
+
+
+def listening_session_checks(host: str, port: int) -> None:
+    """With --session-idle-s 2 --keep-alive-s 1: a session whose GET stream is
+    open stays alive past the idle time, and its stream carries keep-alive
+    comments; one without a stream expires."""
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    quiet = open_session(host, port)
+    listening = open_session(host, port)
+    stream = connect(host, port)
+    stream.sendall(
+        f"GET /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n"
+        f"Mcp-Session-Id: {listening}\r\n\r\n".encode())
+    stream.settimeout(0.5)
+    seen = b""
+    deadline = time.monotonic() + 3.5
+    while time.monotonic() < deadline:
+        try:
+            chunk = stream.recv(65536)
+        except socket.timeout:
+            continue
+        if not chunk:
+            break
+        seen += chunk
+    check(seen.startswith(b"HTTP/1.1 200") and seen.count(b": keep-alive") >= 2,
+          f"listening session: its GET stream carries keep-alive comments ({seen.count(b': keep-alive')} in 3.5 s)")
+    status, v, _ = post_session(host, port, ping, listening)
+    check(status == 200 and v.get("result") == {}, f"listening session: alive after 3.5 s with its stream open (status {status})")
+    status, _, _ = post_session(host, port, ping, quiet)
+    check(status == 404, f"quiet session: expired after 3.5 s idle (status {status})")
+    stream.close()
 
 
 def connect(host: str, port: int) -> socket.socket:
@@ -184,6 +248,7 @@ def main(argv: list[str]) -> None:
         check(status in (None, 408) and 0.5 < took < 1.9, f"silent-connect: closed after {took:.2f} s (status {status})")
 
     subject_checks(host, port)
+    listening_session_checks(host, port)
 
     # An idle keep-alive connection: closed after the idle timeout (2 s),
     # not the header timeout (1 s).
