@@ -101,18 +101,20 @@ fn write_cursor(w: &mut Writer<'_>, key: &[u8], list: List, index: usize, total:
 pub(crate) struct TooLarge;
 
 /// Write `{"KEY":[items from start],"nextCursor"?:...}`: a page ends after
-/// `page_size` items or before the first item that would not fit.
+/// `page_size` items or before the first item that would not fit. Items
+/// are by index (`visible`, `write_item`), so one copy of this serves
+/// every list.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn write_page<T>(
+pub(crate) fn write_page(
     w: &mut Writer<'_>,
     name: &str,
-    items: &[T],
+    total: usize,
     start: usize,
     page_size: Option<usize>,
     key: &[u8],
     list: List,
-    visible: impl Fn(&T) -> bool,
-    mut write_item: impl FnMut(&mut Writer<'_>, &T),
+    visible: &dyn Fn(usize) -> bool,
+    write_item: &mut dyn FnMut(&mut Writer<'_>, usize),
 ) -> Result<(), TooLarge> {
     w.raw(b"{");
     w.string(name);
@@ -121,9 +123,8 @@ pub(crate) fn write_page<T>(
     w.set_reserve(base + SUFFIX_RESERVE);
     let mut written = 0;
     let mut next = None;
-    #[allow(clippy::explicit_counter_loop)] // `written` is also read after the loop
-    for (i, item) in items.iter().enumerate().skip(start) {
-        if !visible(item) {
+    for i in start..total {
+        if !visible(i) {
             continue;
         }
         if page_size.is_some_and(|p| written >= p) {
@@ -134,7 +135,7 @@ pub(crate) fn write_page<T>(
         if written > 0 {
             w.raw(b",");
         }
-        write_item(w, item);
+        write_item(w, i);
         if w.is_overflowed() {
             w.set_reserve(base);
             if written == 0 {
@@ -150,13 +151,15 @@ pub(crate) fn write_page<T>(
     w.raw(b"]");
     if let Some(i) = next {
         w.raw(b",\"nextCursor\":");
-        write_cursor(w, key, list, i, items.len());
+        write_cursor(w, key, list, i, total);
     }
     w.raw(b"}");
     Ok(())
 }
 
 impl<S> Server<'_, S> {
+    /// Answer a list request over `items`: a thin typed front for
+    /// [`list_page`](Self::list_page).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn list<T>(
         &self,
@@ -167,13 +170,42 @@ impl<S> Server<'_, S> {
         kind: List,
         cache: Option<Cache>,
         visible: impl Fn(&T) -> bool,
-        write_item: impl FnMut(&mut Writer<'_>, &T),
+        mut write_item: impl FnMut(&mut Writer<'_>, &T),
+    ) -> Wrote {
+        self.list_page(
+            resp,
+            cursor,
+            name,
+            items.len(),
+            kind,
+            cache,
+            &|i| items.get(i).is_some_and(&visible),
+            &mut |w, i| {
+                if let Some(item) = items.get(i) {
+                    write_item(w, item);
+                }
+            },
+        )
+    }
+
+    /// The one (untyped) copy of list answering.
+    #[allow(clippy::too_many_arguments)]
+    fn list_page(
+        &self,
+        resp: Out<'_, '_>,
+        cursor: Option<Value<'_>>,
+        name: &str,
+        total: usize,
+        kind: List,
+        cache: Option<Cache>,
+        visible: &dyn Fn(usize) -> bool,
+        write_item: &mut dyn FnMut(&mut Writer<'_>, usize),
     ) -> Wrote {
         let start = match cursor {
             None => 0,
             Some(c) => match c
                 .as_str()
-                .and_then(|c| decode(self.cursor_tag_key().bytes(), kind, items.len(), c))
+                .and_then(|c| decode(self.cursor_tag_key().bytes(), kind, total, c))
             {
                 Some(i) => i,
                 None => {
@@ -189,7 +221,7 @@ impl<S> Server<'_, S> {
                 ok = write_page(
                     w,
                     name,
-                    items,
+                    total,
                     start,
                     page,
                     key.bytes(),

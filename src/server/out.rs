@@ -294,6 +294,12 @@ impl<'w, 'o> Out<'w, 'o> {
     ) -> Wrote {
         self.w.raw(b",\"result\":");
         body(self.w);
+        self.end_result(cache)
+    }
+
+    /// The non-generic end of [`result_cached`](Self::result_cached): one
+    /// copy, whatever the body.
+    fn end_result(self, cache: Option<Cache>) -> Wrote {
         if let Some(info) = self.stamp {
             // Reopen the body's object to add the 2026-07-28 fields.
             let end = self.w.len();
