@@ -153,12 +153,17 @@ impl<'a> Arguments<'a> {
     pub fn parse<T: Deserialize<'a>>(self) -> Result<T, ToolError<'static>> {
         // The server validated the frame (depth included) before building
         // `Arguments`: no second validation pass.
-        crate::wire::de::from_validated_in_place(self.raw).map_err(|e| {
-            ToolError::format(format_args!(
-                "arguments do not match the expected shape: {e}"
-            ))
-        })
+        crate::wire::de::from_validated_in_place(self.raw).map_err(shape_error)
     }
+}
+
+/// The tool error of arguments that do not fit the handler's type: one
+/// copy, whatever the type.
+#[inline(never)]
+fn shape_error(e: crate::wire::de::DeError) -> ToolError<'static> {
+    ToolError::format(format_args!(
+        "arguments do not match the expected shape: {e}"
+    ))
 }
 
 /// What the writer recorded, read by the server after the handler returns.
