@@ -82,6 +82,9 @@ rm -rf "$clone"
 step "cargo test --workspace"
 cargo test --workspace
 
+step "packaging: cargo publish --dry-run for picomcp-macros and picomcp, package contents (scripts/publish_check.sh)"
+scripts/publish_check.sh
+
 step "cargo doc (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features std,derive,embedded-io-async
 

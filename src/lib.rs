@@ -122,3 +122,9 @@ pub use server::{Connection, Server};
 /// `PromptArgs`; see [`derive_support`] and the `picomcp-macros` crate.
 #[cfg(feature = "derive")]
 pub use picomcp_macros::*;
+
+/// The README's Rust examples, compiled and run as doctests (`cargo test
+/// --doc`) so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
