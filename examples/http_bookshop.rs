@@ -37,6 +37,9 @@ static SESSIONS: Mutex<Sessions<1024>> = Mutex::new(Sessions::new());
 /// stream: subscribed sessions' `GET` streams and listen streams.
 static CHANGES: Changes = Changes::new().on_change(serve::wake);
 
+/// Each list's first page, written once per protocol version.
+static LISTS: picomcp::server::ListCache<4096, 24> = picomcp::server::ListCache::new();
+
 fn main() {
     let (port, limits) = serve::args(
         "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME]",
@@ -45,7 +48,7 @@ fn main() {
     // One server for every connection and thread, sealing with the secret.
     let key = serve::secret("http_bookshop", limits.key_file);
     let server: &'static Server<'static, shop::Shop> = Box::leak(Box::new(serve::with_state_ttl(
-        shop::server_in(0, key, &CHANGES),
+        shop::server_in(0, key, &CHANGES).list_cache(&LISTS),
         &limits,
     )));
     serve::run("http_bookshop", server, &SESSIONS, port, limits);

@@ -7,7 +7,7 @@
 use super::Server;
 use super::out::{Data, Out, Wrote};
 use crate::error::INVALID_PARAMS;
-use crate::mcp::Cache;
+use crate::mcp::{Cache, ProtocolVersion};
 use crate::wire::emit::Writer;
 use crate::wire::json::{JsonStr, Value};
 
@@ -115,7 +115,7 @@ pub(crate) fn write_page(
     list: List,
     visible: &dyn Fn(usize) -> bool,
     write_item: &mut dyn FnMut(&mut Writer<'_>, usize),
-) -> Result<(), TooLarge> {
+) -> Result<Whole, TooLarge> {
     w.raw(b"{");
     w.string(name);
     w.raw(b":[");
@@ -154,8 +154,11 @@ pub(crate) fn write_page(
         write_cursor(w, key, list, i, total);
     }
     w.raw(b"}");
-    Ok(())
+    Ok(Whole(next.is_none()))
 }
+
+/// Whether a written page holds the rest of its list (no `nextCursor`).
+pub(crate) struct Whole(pub(crate) bool);
 
 impl<S> Server<'_, S> {
     /// Answer a list request over `items`: a thin typed front for
@@ -169,6 +172,7 @@ impl<S> Server<'_, S> {
         items: &[T],
         kind: List,
         cache: Option<Cache>,
+        version: ProtocolVersion,
         visible: impl Fn(&T) -> bool,
         mut write_item: impl FnMut(&mut Writer<'_>, &T),
     ) -> Wrote {
@@ -177,7 +181,7 @@ impl<S> Server<'_, S> {
             cursor,
             name,
             items.len(),
-            kind,
+            (kind, version),
             cache,
             &|i| items.get(i).is_some_and(&visible),
             &mut |w, i| {
@@ -196,7 +200,7 @@ impl<S> Server<'_, S> {
         cursor: Option<Value<'_>>,
         name: &str,
         total: usize,
-        kind: List,
+        (kind, version): (List, ProtocolVersion),
         cache: Option<Cache>,
         visible: &dyn Fn(usize) -> bool,
         write_item: &mut dyn FnMut(&mut Writer<'_>, usize),
@@ -216,9 +220,15 @@ impl<S> Server<'_, S> {
         let mut ok = true;
         let key = self.cursor_tag_key();
         let page = self.page_size;
+        // Only a first page can be kept (see `ListCache`).
+        let pages = self.list_cache.filter(|_| start == 0);
         let wrote = resp.result_cached(
             |w| {
-                ok = write_page(
+                if pages.is_some_and(|p| p.write(kind as u8, version, w)) {
+                    return;
+                }
+                let at = w.len();
+                ok = match write_page(
                     w,
                     name,
                     total,
@@ -228,8 +238,15 @@ impl<S> Server<'_, S> {
                     kind,
                     visible,
                     write_item,
-                )
-                .is_ok();
+                ) {
+                    Ok(Whole(whole)) => {
+                        if let Some(p) = pages.filter(|_| whole && !w.is_overflowed()) {
+                            p.keep(kind as u8, version, w.as_bytes().get(at..).unwrap_or(&[]));
+                        }
+                        true
+                    }
+                    Err(TooLarge) => false,
+                };
             },
             cache,
         );

@@ -45,6 +45,7 @@ mod complete;
 mod invoke;
 mod lifecycle;
 mod list;
+mod listing;
 mod out;
 mod params;
 mod prompts;
@@ -55,6 +56,7 @@ mod subscribe;
 mod tools;
 mod waiting;
 
+pub use listing::ListCache;
 pub(crate) use out::{Answer, write_error};
 pub(crate) use session::Origin;
 pub use session::{ClientCapabilities, Connection, Ready, Session, Subject, Uninitialized};
@@ -110,6 +112,7 @@ pub struct Server<'s, S> {
     state_ttl: Option<(u64, fn() -> u64)>,
     limits: Limits,
     changes: Option<&'s Changes>,
+    list_cache: Option<&'s (dyn listing::Pages + Sync)>,
     state: S,
 }
 
@@ -145,6 +148,7 @@ impl<'s, S> Server<'s, S> {
             state_ttl: None,
             limits: Limits::DEFAULT,
             changes: None,
+            list_cache: None,
             state,
         }
     }
@@ -248,6 +252,19 @@ impl<'s, S> Server<'s, S> {
     /// expiry.
     pub const fn request_state_ttl(mut self, ttl_s: u64, clock: fn() -> u64) -> Self {
         self.state_ttl = Some((ttl_s, clock));
+        self
+    }
+
+    /// Keep each list's first page in `cache` once written, per protocol
+    /// version, and copy it from there afterwards ([`ListCache`]): a
+    /// listing is `const` data, so `tools/list` and the other lists cost a
+    /// copy instead of writing every descriptor and schema again. Default:
+    /// written every time.
+    pub const fn list_cache<const W: usize, const E: usize>(
+        mut self,
+        cache: &'s ListCache<W, E>,
+    ) -> Self {
+        self.list_cache = Some(cache);
         self
     }
 

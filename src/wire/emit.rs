@@ -162,6 +162,23 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// The next `n` bytes of the buffer, to fill with JSON text as is
+    /// (counted as written); `None`, changing nothing, when they do not fit
+    /// (or in string mode, where bytes are escaped as they are written).
+    pub(crate) fn claim(&mut self, n: usize) -> Option<&mut [u8]> {
+        if self.overflow || self.string_mode {
+            return None;
+        }
+        let end = self.len.checked_add(n)?;
+        if end > self.limit.saturating_sub(self.reserve) {
+            return None;
+        }
+        let start = self.len;
+        let dst = self.buf.get_mut(start..end)?;
+        self.len = end;
+        Some(dst)
+    }
+
     /// Write JSON syntax (or, in string mode, escaped text).
     #[inline]
     pub fn raw(&mut self, bytes: &[u8]) {

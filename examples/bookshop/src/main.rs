@@ -13,7 +13,7 @@ mod shop;
 use std::sync::OnceLock;
 
 use picomcp::changes::{Changes, Subscriptions};
-use picomcp::server::Waiting;
+use picomcp::server::{ListCache, Waiting};
 use picomcp::transport::{Stdio, StdioWaker, serve_subscribed};
 
 /// Wakes the serve loop when a change is announced while it waits for input.
@@ -172,7 +172,10 @@ fn main() {
             Box::leak(random_key().into())
         }
     };
-    let mut server = shop::server_in(page_size, key, &CHANGES);
+    // Each list's first page is written once per protocol version, then
+    // copied (picomcp::server::ListCache): 16 KiB for the four lists.
+    static LISTS: ListCache<4096, 24> = ListCache::new();
+    let mut server = shop::server_in(page_size, key, &CHANGES).list_cache(&LISTS);
     if state_ttl > 0 {
         server = server.request_state_ttl(state_ttl as u64, unix_now);
     }
