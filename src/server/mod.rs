@@ -42,6 +42,7 @@
 
 mod asking;
 mod complete;
+mod index;
 mod invoke;
 mod lifecycle;
 mod list;
@@ -56,6 +57,7 @@ mod subscribe;
 mod tools;
 mod waiting;
 
+pub use index::ToolIndex;
 pub use listing::ListCache;
 pub(crate) use out::{Answer, write_error};
 pub(crate) use session::Origin;
@@ -113,6 +115,7 @@ pub struct Server<'s, S> {
     limits: Limits,
     changes: Option<&'s Changes>,
     list_cache: Option<&'s (dyn listing::Pages + Sync)>,
+    tool_index: Option<&'s (dyn index::Lookup + Sync)>,
     state: S,
 }
 
@@ -149,6 +152,7 @@ impl<'s, S> Server<'s, S> {
             limits: Limits::DEFAULT,
             changes: None,
             list_cache: None,
+            tool_index: None,
             state,
         }
     }
@@ -265,6 +269,14 @@ impl<'s, S> Server<'s, S> {
         cache: &'s ListCache<W, E>,
     ) -> Self {
         self.list_cache = Some(cache);
+        self
+    }
+
+    /// Find tools by name through `index` ([`ToolIndex`], at least two
+    /// slots per tool), built on first use: a call's lookup then costs the
+    /// same with 5 tools or 5,000. Default: the registry is walked.
+    pub const fn tool_index<const SLOTS: usize>(mut self, index: &'s ToolIndex<SLOTS>) -> Self {
+        self.tool_index = Some(index);
         self
     }
 

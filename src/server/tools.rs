@@ -29,7 +29,26 @@ impl<S> Server<'_, S> {
         name: JsonStr<'_>,
         version: ProtocolVersion,
     ) -> Option<&Tool<S>> {
-        self.tools
+        let tools = self.tools;
+        if let (Some(index), Some(plain)) = (self.tool_index, name.as_plain()) {
+            let names = |i: usize| {
+                tools
+                    .get(i)
+                    .map_or(&[][..], |t| t.descriptor.name.as_bytes())
+            };
+            match index.find(plain.as_bytes(), tools.len(), &names) {
+                Ok(None) => return None,
+                Ok(Some(i)) => {
+                    // A later tool of the same name may be the one offered
+                    // to this version: then the walk finds it.
+                    if let Some(t) = tools.get(i).filter(|t| t.descriptor.offered_to(version)) {
+                        return Some(t);
+                    }
+                }
+                Err(()) => {}
+            }
+        }
+        tools
             .iter()
             .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version))
     }

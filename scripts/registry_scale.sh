@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Scale with the registry: instructions per `tools/call` hit (callgrind)
+# with 5, 500 and 5,000 registered tools, short and 64-character names,
+# walking the registry and through a ToolIndex (examples/registry_scale.rs:
+# each figure is a run of H hits minus a run of none, over H). Needs
+# valgrind (apt-get install valgrind).
+#
+# Usage: scripts/registry_scale.sh [HITS]   (default 2000)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+command -v valgrind >/dev/null || { echo "registry_scale: needs valgrind" >&2; exit 1; }
+hits=${1:-2000}
+cargo build -q --release --example registry_scale
+bin=${CARGO_TARGET_DIR:-target}/release/examples/registry_scale
+count() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$@" 2>&1 >/dev/null |
+        grep -o 'Collected : [0-9]*' | awk '{print $3}'
+}
+printf '%-7s %-6s %-14s %s\n' tools names lookup "instructions per hit"
+for names in short long; do
+    flag=(); [ "$names" = long ] && flag=(--long)
+    for n in 5 500 5000; do
+        for lookup in walk index; do
+            ix=(); [ "$lookup" = index ] && ix=(--index)
+            with=$(count "$n" "${ix[@]}" "${flag[@]}" --hits "$hits")
+            without=$(count "$n" "${ix[@]}" "${flag[@]}" --hits 0)
+            printf '%-7s %-6s %-14s %d\n' "$n" "$names" "$lookup" $(( (with - without) / hits ))
+        done
+    done
+done
