@@ -30,7 +30,9 @@ impl<S> Server<'_, S> {
         version: ProtocolVersion,
     ) -> Option<&Tool<S>> {
         let tools = self.tools;
-        if let (Some(index), Some(plain)) = (self.tool_index, name.as_plain()) {
+        if let Some(index) = self.tool_index
+            && let Some(plain) = name.as_plain()
+        {
             let names = |i: usize| {
                 tools
                     .get(i)
