@@ -156,6 +156,38 @@ fn full_cycles_allocate_nothing() {
     assert!(bytes > 2000);
 }
 
+/// The bookshop with its lists kept and its tools indexed.
+static LISTS: picomcp::server::ListCache<4096, 24> = picomcp::server::ListCache::new();
+static INDEX: picomcp::server::ToolIndex<64> = picomcp::server::ToolIndex::new();
+static CACHED: picomcp::Server<'static, common::shop::Shop> =
+    common::shop::server().list_cache(&LISTS).tool_index(&INDEX);
+
+#[test]
+fn list_cache_and_tool_index_allocate_nothing() {
+    let mut input = Vec::new();
+    for line in SESSION {
+        input.extend_from_slice(line.as_bytes());
+        input.extend_from_slice(b"\n");
+    }
+    // The first session builds the index and keeps the pages; it counts too.
+    let before = allocations();
+    let first = run_session_on(&CACHED, &input);
+    for _ in 0..100 {
+        assert_eq!(run_session_on(&CACHED, &input), first);
+    }
+    assert_eq!(
+        allocations() - before,
+        0,
+        "heap allocations during 101 sessions"
+    );
+    assert_eq!(
+        first,
+        run_session(&input),
+        "the same answers as the plain bookshop"
+    );
+    assert!(INDEX.is_ready() && LISTS.kept().0 > 0);
+}
+
 fn lines(session: &[&str]) -> Vec<u8> {
     let mut input = Vec::new();
     for line in session {
