@@ -47,7 +47,7 @@ pub(crate) struct Binding<'k> {
     pub(crate) expiry: Option<(u64, u64)>,
     /// The digest of the subject the request was authenticated as
     /// ([`crate::server::Subject`]), when the caller said.
-    pub(crate) subject: Option<[u8; 32]>,
+    pub(crate) subject: Option<&'k [u8; 32]>,
 }
 
 /// SHA-256 of a JSON value with whitespace outside strings skipped.
@@ -253,8 +253,20 @@ mod tests {
     #[test]
     fn subject_bound_states() {
         let plain = binding(b"k", b"reserve", br#"{"title":"Dune"}"#);
+        let (alice_s, bob_s, alic_s, empty_s) = (
+            crate::server::Subject::of(b"alice").0,
+            crate::server::Subject::of(b"bob").0,
+            crate::server::Subject::of(b"alic").0,
+            crate::server::Subject::of(b"").0,
+        );
+        let subject = |s: &[u8]| match s {
+            b"alice" => &alice_s,
+            b"bob" => &bob_s,
+            b"alic" => &alic_s,
+            _ => &empty_s,
+        };
         let of = |s: &[u8]| Binding {
-            subject: Some(crate::server::Subject::of(s).0),
+            subject: Some(subject(s)),
             ..plain
         };
         let alice = sealed(&of(b"alice"), b"confirm");

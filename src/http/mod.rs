@@ -610,7 +610,7 @@ impl<'a, S> Http<'a, S> {
             None,
             subs.as_mut(),
             origin,
-            req.subject.map(Subject::of),
+            req.subject.map(Subject::of).as_ref(),
         );
         match (streams, listen_slot) {
             (Some(_), Some((_, id))) if answer.listening => {

@@ -54,7 +54,7 @@ pub(super) struct RequestInfo<'n> {
     /// A handshake-era call run again with the client's answers.
     retry: Option<Mrtr<'n>>,
     /// 2026-07-28: whom the caller authenticated the request as.
-    subject: Option<Subject>,
+    subject: Option<&'n Subject>,
 }
 
 impl<'n> RequestInfo<'n> {
@@ -91,7 +91,7 @@ impl<'n> RequestInfo<'n> {
         envelope: Modern,
         logging: bool,
         facts: RequestFacts<'n>,
-        subject: Option<Subject>,
+        subject: Option<&'n Subject>,
     ) -> Self {
         Self {
             version: ProtocolVersion::V2026_07_28,
@@ -142,9 +142,9 @@ pub(super) struct Ran {
 impl<'s, S> Server<'s, S> {
     /// Phase-1 MRTR lookups (2026-07-28 only): the binding a `requestState`
     /// must match, and where the state and `inputResponses` are.
-    pub(super) fn mrtr_spans<'k>(
+    pub(super) fn mrtr_spans<'k, 'n: 'k>(
         &self,
-        info: &RequestInfo<'_>,
+        info: &RequestInfo<'n>,
         params: &Value<'_>,
         frame: &[u8],
         method: &'static str,
@@ -167,7 +167,7 @@ impl<'s, S> Server<'s, S> {
             name: [name],
             args: crate::seal::digest_json(args),
             expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
-            subject: info.subject.map(|s| s.0),
+            subject: info.subject.map(|s| &s.0),
         });
         let state = match crate::context::state_raw(params) {
             None => None,

@@ -353,8 +353,8 @@ impl<'s, S> Server<'s, S> {
         frame: &mut [u8],
         out: &mut [u8],
     ) -> usize {
-        let subject = Some(Subject::of(subject));
-        self.handle_inner(conn, frame, out, None, None, None, subject)
+        let subject = Subject::of(subject);
+        self.handle_inner(conn, frame, out, None, None, None, Some(&subject))
             .len
     }
 

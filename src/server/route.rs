@@ -33,7 +33,7 @@ impl<S> Server<'_, S> {
         notify: Option<&mut dyn Notify>,
         waiting: Option<&mut WaitingView<'_>>,
         subs: Option<&mut Subscriber<'_>>,
-        subject: Option<Subject>,
+        subject: Option<&Subject>,
     ) -> Answer {
         if frame
             .iter()
@@ -83,7 +83,7 @@ impl<S> Server<'_, S> {
         waiting: Option<&mut WaitingView<'_>>,
         mut subs: Option<&mut Subscriber<'_>>,
         origin: Origin,
-        subject: Option<Subject>,
+        subject: Option<&Subject>,
     ) -> Answer {
         if let (Some(changes), Some(s)) = (self.changes, subs.as_deref_mut()) {
             s.start(changes);
@@ -235,7 +235,7 @@ impl<S> Server<'_, S> {
         mut waiting: Option<&mut WaitingView<'_>>,
         subs: Option<&mut Subscriber<'_>>,
         retry: Option<(usize, Mrtr<'_>)>,
-        subject: Option<Subject>,
+        subject: Option<&Subject>,
     ) -> Wrote {
         let in_batch = origin == Origin::Batch;
         let value = Value::trusted(frame);
