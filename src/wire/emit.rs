@@ -145,38 +145,37 @@ impl<'b> Writer<'b> {
 
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        if self.overflow {
-            return;
-        }
-        let end = self.len.saturating_add(bytes.len());
-        if end > self.limit.saturating_sub(self.reserve) {
-            self.overflow = true;
-            return;
-        }
-        match self.buf.get_mut(self.len..end) {
-            Some(dst) => {
-                copy_short(dst, bytes);
-                self.len = end;
-            }
+        match self.room(bytes.len()) {
+            Some(dst) => copy_short(dst, bytes),
             None => self.overflow = true,
         }
     }
 
-    /// The next `n` bytes of the buffer, to fill with JSON text as is
-    /// (counted as written); `None`, changing nothing, when they do not fit
-    /// (or in string mode, where bytes are escaped as they are written).
-    pub(crate) fn claim(&mut self, n: usize) -> Option<&mut [u8]> {
-        if self.overflow || self.string_mode {
+    /// The next `n` bytes of the buffer, counted as written; `None`,
+    /// changing nothing, once overflowed or when they do not fit below the
+    /// limit and the reserve. The one bounds check of every write.
+    #[inline]
+    fn room(&mut self, n: usize) -> Option<&mut [u8]> {
+        if self.overflow {
             return None;
         }
         let end = self.len.checked_add(n)?;
         if end > self.limit.saturating_sub(self.reserve) {
             return None;
         }
-        let start = self.len;
-        let dst = self.buf.get_mut(start..end)?;
+        let dst = self.buf.get_mut(self.len..end)?;
         self.len = end;
         Some(dst)
+    }
+
+    /// The next `n` bytes of the buffer, to fill with JSON text as is
+    /// (counted as written); `None`, changing nothing, when they do not fit
+    /// (or in string mode, where bytes are escaped as they are written).
+    pub(crate) fn claim(&mut self, n: usize) -> Option<&mut [u8]> {
+        if self.string_mode {
+            return None;
+        }
+        self.room(n)
     }
 
     /// Write JSON syntax (or, in string mode, escaped text).
