@@ -327,22 +327,18 @@ mod tests {
         );
         // Unused trailing bits must be zero: "AA" is one zero byte, "AB"
         // (the same byte with a low bit set that no byte holds) is refused.
-        assert_eq!(
-            base64_decode_in_place(&mut b"AA".to_vec(), Alphabet::Url),
-            Some(1)
-        );
-        assert_eq!(
-            base64_decode_in_place(&mut b"AB".to_vec(), Alphabet::Url),
-            None
-        );
-        assert_eq!(
-            base64_decode_in_place(&mut b"AAA".to_vec(), Alphabet::Url),
-            Some(2)
-        );
-        assert_eq!(
-            base64_decode_in_place(&mut b"AAB".to_vec(), Alphabet::Url),
-            None
-        );
+        for (text, want) in [
+            (&b"AA"[..], Some(1)),
+            (b"AB", None),
+            (b"AAA", Some(2)),
+            (b"AAB", None),
+        ] {
+            assert_eq!(
+                base64_decode_in_place(&mut text.to_vec(), Alphabet::Url),
+                want,
+                "{text:?}"
+            );
+        }
         // 4k + 1 symbols cannot be whole bytes.
         assert_eq!(
             base64_decode_in_place(&mut b"abcde".to_vec(), Alphabet::Url),

@@ -16,69 +16,53 @@ static INDEXED: Server<'static, shop::Shop> = shop::server().tool_index(&INDEX);
 static SMALL: ToolIndex<4> = ToolIndex::new();
 static UNINDEXED: Server<'static, shop::Shop> = shop::server().tool_index(&SMALL);
 
-fn calls() -> String {
-    let env = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-    let mut lines = vec![
-        common::init("2025-11-25"),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
-    ];
-    let names = [
-        "get_author",
-        "top",
-        "get_author_strict",
-        "nothing",
-        "",
-        // Escaped: `get_author` and an unknown one.
-        r"get\u005fauthor",
-        r"no\u0074hing",
-        "GET_AUTHOR",
-        "get_autho",
-    ];
-    for (i, n) in names.iter().enumerate() {
+/// The names called: hits, unknown ones, escaped ones (`get_author` and an
+/// unknown one), near misses.
+const NAMES: [&str; 9] = [
+    "get_author",
+    "top",
+    "get_author_strict",
+    "nothing",
+    "",
+    r"get\u005fauthor",
+    r"no\u0074hing",
+    "GET_AUTHOR",
+    "get_autho",
+];
+
+/// Every name called on a handshake-era connection (`modern: false`) or as
+/// 2026-07-28 requests.
+fn calls(modern: bool) -> String {
+    let env = r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let mut lines = Vec::new();
+    if !modern {
+        lines.push(common::init("2025-11-25"));
+        lines.push(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned());
+    }
+    let env = if modern { env } else { "" };
+    for (i, n) in NAMES.iter().enumerate() {
         lines.push(format!(
-            r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"{n}","arguments":{{"title":"Dune","n":2}}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"{n}","arguments":{{"title":"Dune","n":2}}{env}}}}}"#
         ));
     }
-    let mut modern: Vec<String> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"{n}","arguments":{{"title":"Dune","n":2}},{env}}}}}"#
-            )
-        })
-        .collect();
-    lines.append(&mut modern);
     lines.join("\n") + "\n"
+}
+
+fn serve(server: &Server<'static, shop::Shop>, input: &str) -> Vec<String> {
+    common::serve_with(server, input.as_bytes(), 64 * 1024, 16 * 1024, 4096)
 }
 
 #[test]
 fn indexed_calls_are_the_walked_ones() {
-    let input = calls();
-    let handshake_end = input.find("\"_meta\"").unwrap();
-    let (first, _) = input.split_at(input[..handshake_end].rfind('\n').unwrap() + 1);
-    let second = &input[first.len()..];
-    for part in [first, second] {
-        let want = common::serve_with(
-            &common::BOOKSHOP,
-            part.as_bytes(),
-            64 * 1024,
-            16 * 1024,
-            4096,
-        );
+    for input in [calls(false), calls(true)] {
+        let want = serve(&common::BOOKSHOP, &input);
         assert!(want.iter().any(|l| l.contains("Frank Herbert")), "{want:?}");
         assert!(want.iter().any(|l| l.contains("Unknown tool")), "{want:?}");
         // Before the index is built (the first lookup builds it), and after.
         for _ in 0..2 {
-            assert_eq!(
-                common::serve_with(&INDEXED, part.as_bytes(), 64 * 1024, 16 * 1024, 4096),
-                want
-            );
+            assert_eq!(serve(&INDEXED, &input), want);
         }
-        assert_eq!(
-            common::serve_with(&UNINDEXED, part.as_bytes(), 64 * 1024, 16 * 1024, 4096),
-            want
-        );
+        assert_eq!(serve(&UNINDEXED, &input), want);
     }
     assert!(INDEX.is_ready());
     assert!(!SMALL.is_ready());
