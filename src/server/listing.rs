@@ -35,15 +35,15 @@ use crate::wire::emit::Writer;
 /// ```
 /// use picomcp::server::ListCache;
 /// use picomcp::{Server, ServerInfo};
-/// // 16 KiB of page text on 64-bit targets: the bookshop's four lists
-/// // under each of the five protocol versions, with room to spare.
+/// // 16 KiB of page text on a 64-bit target (2,048 words): the bookshop's
+/// // four lists under each of the five protocol versions take about 11 KB.
 /// static LISTS: ListCache<2048, 24> = ListCache::new();
 /// static SERVER: Server<'static, ()> =
 ///     Server::new(ServerInfo::new("Bookshop", "1.0.0"), ()).list_cache(&LISTS);
 /// ```
 ///
-/// What a page costs to keep is its length in bytes; `tools/list` of the
-/// bookshop is about 1.6 KB.
+/// What a page costs to keep is its length in bytes ([`ListCache::kept`]
+/// tells how much a server's pages took).
 #[derive(Debug)]
 pub struct ListCache<const WORDS: usize, const ENTRIES: usize> {
     words: [AtomicUsize; WORDS],

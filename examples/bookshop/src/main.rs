@@ -173,7 +173,8 @@ fn main() {
         }
     };
     // Each list's first page is written once per protocol version, then
-    // copied (picomcp::server::ListCache): 16 KiB for the four lists.
+    // copied (picomcp::server::ListCache): 4,096 words (32 KiB on 64-bit) for
+    // the four lists under each protocol version (about 11 KB of pages).
     static LISTS: ListCache<4096, 24> = ListCache::new();
     let mut server = shop::server_in(page_size, key, &CHANGES).list_cache(&LISTS);
     if state_ttl > 0 {
