@@ -30,7 +30,7 @@ step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo clippy -D warnings for thumbv7em-none-eabihf (the no_std feature sets)"
-for features in "" defmt,embedded-io-async,derive log,embedded-io-async,derive; do
+for features in "" defmt,embedded-io-async,derive log,embedded-io-async,derive async-handlers,derive; do
     echo "-- features: ${features:-none}"
     cargo clippy --lib --no-default-features --features "$features" \
         --target thumbv7em-none-eabihf -- -D warnings
@@ -39,9 +39,9 @@ done
 step "every feature combination of the library (cargo hack, host, no dev-dependencies)"
 command -v cargo-hack >/dev/null || cargo install cargo-hack --locked
 # defmt and log are mutually exclusive (a compile_error! says so; checked
-# just below): the powerset of std, defmt, log, embedded-io-async, derive
-# without the two together (`default` is empty) is 24 `cargo check`s of the
-# library alone. --no-dev-deps edits Cargo.toml while it runs, and restores it.
+# just below): the powerset of std, defmt, log, embedded-io-async, derive,
+# async-handlers without the two together (`default` is empty) is 48
+# `cargo check`s of the library alone. --no-dev-deps edits Cargo.toml while it runs, and restores it.
 cargo hack check -p picomcp --lib --feature-powerset --no-dev-deps \
     --exclude-features default --mutually-exclusive-features defmt,log
 if cargo check -q --lib --features defmt,log 2>"$target_dir/defmt-log.txt" ||
@@ -86,7 +86,7 @@ step "packaging: cargo publish --dry-run for picomcp-macros and picomcp, package
 scripts/publish_check.sh
 
 step "cargo doc (warnings denied)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features std,derive,embedded-io-async
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features std,derive,embedded-io-async,async-handlers
 
 step "no_std build for thumbv7em-none-eabihf (no features; log)"
 cargo build --lib --no-default-features --target thumbv7em-none-eabihf

@@ -134,7 +134,7 @@ LAYERS = [
     ["context", "changes"],
     ["content", "mrtr", "completion"],
     ["tool", "resource", "prompt"],
-    ["derive_support"],
+    ["derive_support", "asynch"],
     ["server"],
     ["http", "transport"],
     ["lib"],

@@ -322,13 +322,20 @@ pub(crate) fn state_raw<'a>(params: &Value<'a>) -> Option<Result<JsonStr<'a>, ()
 /// (`Tool`, `Resource`, `ResourceTemplate`, `Prompt`): the struct, its
 /// `const fn new` and a `Debug` that shows the descriptor.
 macro_rules! registration {
-    ($(#[$doc:meta])* $name:ident($descriptor:ident, $handler:ident)) => {
+    ($(#[$doc:meta])* $name:ident($descriptor:ident, $handler:ident $(, $awaits:ident)?)) => {
         $(#[$doc])*
         pub struct $name<S> {
             /// The descriptor.
             pub descriptor: $descriptor<'static>,
-            /// The handler.
+            /// The handler (for an async tool, one that answers that it
+            /// needs an async server).
             pub handler: $handler<S>,
+            $(
+            /// An async registration: its index in the server's async
+            /// handlers (`crate::asynch`).
+            #[cfg(feature = "async-handlers")]
+            pub(crate) $awaits: Option<u16>,
+            )?
         }
 
         impl<S> $name<S> {
@@ -337,6 +344,8 @@ macro_rules! registration {
                 Self {
                     descriptor,
                     handler,
+                    $(#[cfg(feature = "async-handlers")]
+                    $awaits: None,)?
                 }
             }
         }

@@ -17,7 +17,7 @@
 //! |---|---|---|
 //! | adapters | [`http`], [`transport`] | Streamable HTTP as a sans-IO mapping; the blocking and async serve loops (`embedded-io`; stdio under `std`) |
 //! | server | [`server`] | routing, lifecycle type-state, lists, the handler families, the one JSON-RPC answer writer |
-//! | derive kit | [`derive_support`] | what `tool!` and the derives expand to |
+//! | derive kit | [`derive_support`], `asynch` | what `tool!` and the derives expand to; async tools (`async_tools!`, feature `async-handlers`) |
 //! | handlers | [`tool`](mod@tool), [`resource`], [`prompt`] | your code: descriptors, handler functions, reply writers |
 //! | handler kit | [`content`], [`mrtr`], [`completion`] | content blocks, `input_required` answers, completions |
 //! | context | (private) | the request context every handler writes through, and the `Done` proof |
@@ -67,6 +67,9 @@
 //! * `derive`: `#[derive(ToolArgs)]`, `#[derive(ToolOutput)]` and
 //!   `#[derive(PromptArgs)]` (schemas, output writers and prompt arguments
 //!   from Rust types; see [`derive_support`] and [`tool!`](crate::tool!)).
+//! * `async-handlers`: async tools (`asynch`, `async_tools!`,
+//!   `Server::handle_async`), polled by any executor, with no allocation.
+//! * `embedded-io-async`: the async serve loops (`transport::serve_async`).
 //!
 //! MSRV: Rust 1.88.
 
@@ -91,6 +94,8 @@
 
 mod log;
 
+#[cfg(feature = "async-handlers")]
+pub mod asynch;
 pub mod changes;
 pub mod codec;
 pub mod completion;

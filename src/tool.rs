@@ -127,8 +127,39 @@ pub type ToolFn<S> = for<'a, 'r> fn(&'a S, Arguments<'a>, Reply<'r>) -> ToolOutc
 
 crate::context::registration!(
     /// A registered tool: descriptor plus handler.
-    Tool(ToolDescriptor, ToolFn)
+    Tool(ToolDescriptor, ToolFn, awaits)
 );
+
+#[cfg(feature = "async-handlers")]
+impl<S> Tool<S> {
+    /// An async tool: its handler is the one at `index` of the server's
+    /// [`AsyncTools`](crate::asynch::AsyncTools), run by
+    /// [`Server::handle_async`](crate::Server::handle_async).
+    /// [`async_tools!`](crate::async_tools) writes these constants (and
+    /// numbers them); a plain [`Server::handle`](crate::Server::handle)
+    /// answers a call of it with `-32603`.
+    pub const fn awaiting(descriptor: ToolDescriptor<'static>, index: u16) -> Self {
+        Self {
+            descriptor,
+            handler: needs_async,
+            awaits: Some(index),
+        }
+    }
+
+    /// The tool's index among the server's async handlers, if it is async.
+    pub const fn async_index(&self) -> Option<u16> {
+        self.awaits
+    }
+}
+
+/// The `handler` of an async tool, for a caller that invokes it directly:
+/// it cannot run the handler.
+#[cfg(feature = "async-handlers")]
+fn needs_async<'a, S>(_: &'a S, _: Arguments<'a>, _: Reply<'_>) -> ToolOutcome<'a> {
+    Err(ToolFailure::protocol(ProtocolError::internal(
+        "this tool is async: serve it with Server::handle_async",
+    )))
+}
 
 /// The arguments of a call, already checked against the input schema.
 #[derive(Debug)]

@@ -611,6 +611,7 @@ impl<'a, S> Http<'a, S> {
             subs.as_mut(),
             origin,
             req.subject.map(Subject::of).as_ref(),
+            None,
         );
         match (streams, listen_slot) {
             (Some(_), Some((_, id))) if answer.listening => {
@@ -733,6 +734,7 @@ impl<'a, S> Http<'a, S> {
                 streams.is_some().then_some(&mut none),
                 Origin::Alone,
                 None,
+                None,
             );
             let mut r = respond(out, answer, Status::Handshake);
             if matches!(conn, Connection::Ready(_)) {
@@ -778,6 +780,7 @@ impl<'a, S> Http<'a, S> {
             waiting_view.as_mut(),
             subs.as_mut(),
             Origin::Alone,
+            None,
             None,
         );
         sessions.save(&id, conn, now);

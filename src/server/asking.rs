@@ -139,6 +139,7 @@ impl<S> Server<'_, S> {
                 None,
                 Some((slot, answers)),
                 None,
+                None,
             )
         };
         match wrote {

@@ -55,6 +55,39 @@ pub(super) struct RequestInfo<'n> {
     retry: Option<Mrtr<'n>>,
     /// 2026-07-28: whom the caller authenticated the request as.
     subject: Option<&'n Subject>,
+    /// Where an async tool's call is recorded for the caller to finish.
+    defer: Option<&'n mut Option<Deferred>>,
+}
+
+#[cfg(feature = "async-handlers")]
+/// Where an async tool's call stopped: plain spans and facts, no borrows,
+/// so the frame and the output buffer are free again until it goes on.
+pub(crate) struct Deferred {
+    /// The tool's index in the server's registry.
+    pub(super) tool: usize,
+    /// `params` and `params.arguments` in the frame.
+    pub(super) params: Option<Range<usize>>,
+    pub(super) args: Option<Range<usize>>,
+    pub(super) info: Detached,
+    /// The open answer (`{"jsonrpc":"2.0","id":…` is written).
+    pub(super) out: super::out::OutMark,
+}
+
+/// Without async handlers nothing is ever deferred.
+#[cfg(not(feature = "async-handlers"))]
+pub(crate) enum Deferred {}
+
+/// A request's facts without its borrows (sink, retry, subject, slot): what
+/// an async tool's call keeps across its handler.
+#[cfg(feature = "async-handlers")]
+pub(super) struct Detached {
+    version: ProtocolVersion,
+    modern: bool,
+    log_level: Option<LogLevel>,
+    client: ClientCapabilities,
+    progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
+    named: NamedSpans,
+    asking: Asking,
 }
 
 impl<'n> RequestInfo<'n> {
@@ -80,6 +113,7 @@ impl<'n> RequestInfo<'n> {
             asking,
             retry,
             subject: None,
+            defer: None,
         }
     }
 
@@ -104,6 +138,50 @@ impl<'n> RequestInfo<'n> {
             asking: Asking::Modern,
             retry: None,
             subject,
+            defer: None,
+        }
+    }
+
+    /// Record an async tool's call in `slot` instead of answering it.
+    pub(super) fn defer_into(&mut self, slot: Option<&'n mut Option<Deferred>>) {
+        self.defer = slot;
+    }
+
+    /// The slot an async tool's call is recorded in, if the caller gave one.
+    #[cfg(feature = "async-handlers")]
+    pub(super) fn take_defer(&mut self) -> Option<&'n mut Option<Deferred>> {
+        self.defer.take()
+    }
+
+    /// The request's facts, without its borrows.
+    #[cfg(feature = "async-handlers")]
+    pub(super) fn detach(self) -> Detached {
+        Detached {
+            version: self.version,
+            modern: self.modern,
+            log_level: self.log_level,
+            client: self.client,
+            progress: self.progress,
+            named: self.named,
+            asking: self.asking,
+        }
+    }
+
+    /// Facts kept by [`detach`](Self::detach), with a sink again.
+    #[cfg(feature = "async-handlers")]
+    pub(super) fn attach(d: Detached, notify: Option<&'n mut dyn Notify>) -> Self {
+        Self {
+            version: d.version,
+            modern: d.modern,
+            log_level: d.log_level,
+            client: d.client,
+            progress: d.progress,
+            notify,
+            named: d.named,
+            asking: d.asking,
+            retry: None,
+            subject: None,
+            defer: None,
         }
     }
 
@@ -240,7 +318,7 @@ impl<'s, S> Server<'s, S> {
     /// A handler context. It borrows the request's facts and MRTR input
     /// rather than holding copies, so moving it (into `Reply`, `Content`,
     /// ...) stays cheap.
-    fn ctx<'c, 'n: 'c>(
+    pub(super) fn ctx<'c, 'n: 'c>(
         &self,
         resp: &'c mut Out<'_, '_>,
         info: &'c mut RequestInfo<'n>,

@@ -42,6 +42,8 @@
 
 mod asking;
 mod complete;
+#[cfg(feature = "async-handlers")]
+mod deferred;
 mod index;
 mod invoke;
 mod lifecycle;
@@ -335,7 +337,7 @@ impl<'s, S> Server<'s, S> {
     /// are unescaped in place).
     #[must_use = "the answer is out[..n]: send it"]
     pub fn handle(&self, conn: &mut Connection, frame: &mut [u8], out: &mut [u8]) -> usize {
-        self.handle_inner(conn, frame, out, None, None, None, None)
+        self.handle_inner(conn, frame, out, None, None, None, None, None)
             .len
     }
 
@@ -354,7 +356,7 @@ impl<'s, S> Server<'s, S> {
         out: &mut [u8],
     ) -> usize {
         let subject = Subject::of(subject);
-        self.handle_inner(conn, frame, out, None, None, None, Some(&subject))
+        self.handle_inner(conn, frame, out, None, None, None, Some(&subject), None)
             .len
     }
 
@@ -369,7 +371,7 @@ impl<'s, S> Server<'s, S> {
         out: &mut [u8],
         notify: &mut dyn Notify,
     ) -> usize {
-        self.handle_inner(conn, frame, out, Some(notify), None, None, None)
+        self.handle_inner(conn, frame, out, Some(notify), None, None, None, None)
             .len
     }
 
@@ -396,6 +398,7 @@ impl<'s, S> Server<'s, S> {
             Some(&mut waiting.view()),
             None,
             None,
+            None,
         )
         .len
     }
@@ -419,6 +422,7 @@ impl<'s, S> Server<'s, S> {
             Some(&mut waiting.view()),
             None,
             None,
+            None,
         )
         .len
     }
@@ -437,7 +441,7 @@ impl<'s, S> Server<'s, S> {
         frame: &mut [u8],
         out: &mut [u8],
     ) -> usize {
-        self.handle_inner(conn, frame, out, None, None, Some(subs), None)
+        self.handle_inner(conn, frame, out, None, None, Some(subs), None, None)
             .len
     }
 

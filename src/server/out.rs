@@ -47,6 +47,22 @@ pub(super) enum Wrote {
     Requests,
     /// A `subscriptions/listen` request was acknowledged and stays open.
     Listening,
+    /// An async tool's call stopped before its handler, recorded in the
+    /// caller's `Deferred` slot: the answer is open in the writer, for
+    /// `Server::handle_async` to finish.
+    Deferred,
+}
+
+/// Where an open answer stands: enough to take it up again over the same
+/// buffer (an async tool's call, after its handler).
+#[cfg(feature = "async-handlers")]
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OutMark {
+    start: usize,
+    id_end: usize,
+    stamped: bool,
+    /// The writer's position, limit and overflow flag.
+    at: (usize, usize, bool),
 }
 
 /// A response under construction: `{"jsonrpc":"2.0","id":ID` is written.
@@ -131,6 +147,32 @@ impl<'w, 'o> Out<'w, 'o> {
             id_end,
             stamp: None,
             id_refused,
+        }
+    }
+
+    /// Where this answer stands, to take it up again with [`Out::resume`].
+    #[cfg(feature = "async-handlers")]
+    pub(super) fn mark(&self) -> OutMark {
+        OutMark {
+            start: self.start,
+            id_end: self.id_end,
+            stamped: self.stamp.is_some(),
+            at: self.w.position(),
+        }
+    }
+
+    /// Take up an answer where [`mark`](Self::mark) left it, over a writer
+    /// on the same buffer; `info` is the stamp's server identity.
+    #[cfg(feature = "async-handlers")]
+    pub(super) fn resume(w: &'w mut Writer<'o>, mark: OutMark, info: ServerInfo<'w>) -> Self {
+        let (len, limit, overflow) = mark.at;
+        w.resume(len, limit, overflow);
+        Self {
+            w,
+            start: mark.start,
+            id_end: mark.id_end,
+            stamp: mark.stamped.then_some(info),
+            id_refused: false,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use core::ops::Range;
 
+use super::invoke::Deferred;
 use super::invoke::{Asking, RequestFacts, RequestInfo};
 use super::list::List;
 use super::out::Answer;
@@ -34,6 +35,7 @@ impl<S> Server<'_, S> {
         waiting: Option<&mut WaitingView<'_>>,
         subs: Option<&mut Subscriber<'_>>,
         subject: Option<&Subject>,
+        defer: Option<&mut Option<Deferred>>,
     ) -> Answer {
         if frame
             .iter()
@@ -53,6 +55,7 @@ impl<S> Server<'_, S> {
                 subs,
                 Origin::Alone,
                 subject,
+                defer,
             ),
             Err(e) => Self::parse_error(e, out),
         }
@@ -84,6 +87,7 @@ impl<S> Server<'_, S> {
         mut subs: Option<&mut Subscriber<'_>>,
         origin: Origin,
         subject: Option<&Subject>,
+        defer: Option<&mut Option<Deferred>>,
     ) -> Answer {
         if let (Some(changes), Some(s)) = (self.changes, subs.as_deref_mut()) {
             s.start(changes);
@@ -104,8 +108,13 @@ impl<S> Server<'_, S> {
                 subs,
                 None,
                 subject,
+                defer,
             )
         };
+        if wrote == Wrote::Deferred {
+            // Open in `out`, for the caller to finish (`handle_async`).
+            return Answer::NOTHING;
+        }
         Answer::of(wrote, finish(w))
     }
 
@@ -180,13 +189,15 @@ impl<S> Server<'_, S> {
                 subs.as_deref_mut(),
                 None,
                 None,
+                None,
             ) {
                 Wrote::Answer | Wrote::Error(_) | Wrote::Requests | Wrote::Listening => {
                     answers += 1
                 }
                 Wrote::Nothing => w.truncate(before),
-                // Not in a batch: a call there cannot wait.
-                Wrote::Failed | Wrote::Asked { .. } => {
+                // Not in a batch: a call there cannot wait (nor be
+                // deferred: no slot is given).
+                Wrote::Failed | Wrote::Asked { .. } | Wrote::Deferred => {
                     failed = true;
                     break;
                 }
@@ -236,6 +247,7 @@ impl<S> Server<'_, S> {
         subs: Option<&mut Subscriber<'_>>,
         retry: Option<(usize, Mrtr<'_>)>,
         subject: Option<&Subject>,
+        defer: Option<&mut Option<Deferred>>,
     ) -> Wrote {
         let in_batch = origin == Origin::Batch;
         let value = Value::trusted(frame);
@@ -333,10 +345,11 @@ impl<S> Server<'_, S> {
             Connection::Modern => {
                 resp.stamp = Some(self.info);
                 let claimed = origin == Origin::ClaimedModern;
-                let info = match envelope::check(is_initialize, params, claimed) {
+                let mut info = match envelope::check(is_initialize, params, claimed) {
                     Ok(modern) => RequestInfo::modern(modern, self.logging, facts, subject),
                     Err(fault) => return resp.fault(fault),
                 };
+                info.defer_into(defer);
                 return match method {
                     Method::Discover => {
                         let fields = ProtocolVersion::V2026_07_28.fields();
@@ -425,7 +438,8 @@ impl<S> Server<'_, S> {
                 slots: view.map_or(0, |v| v.meta.len()),
             }),
         };
-        let info = RequestInfo::handshake(session, self.logging, facts, asking, answers);
+        let mut info = RequestInfo::handshake(session, self.logging, facts, asking, answers);
+        info.defer_into(defer);
         match method {
             Method::Ping => resp.result(|w| w.raw(b"{}")),
             Method::Initialize if in_batch => resp.error(

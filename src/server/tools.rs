@@ -6,13 +6,15 @@
 use core::ops::Range;
 
 use super::Server;
+#[cfg(feature = "async-handlers")]
+use super::invoke::Deferred;
 use super::invoke::{Ran, RequestInfo};
 use super::out::{Data, Out, Text, Wrote, write_stamp, write_tool_error};
 use super::params::{named_call, span, split_spans};
 use crate::context::Track;
 use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, Message};
 use crate::mcp::ProtocolVersion;
-use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure};
+use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure, ToolOutcome};
 use crate::wire::emit::Decimal;
 use crate::wire::json::{self, JsonStr, Kind, Limits, Value};
 
@@ -59,13 +61,14 @@ impl<S> Server<'_, S> {
         &self,
         mut info: RequestInfo<'_>,
         frame: &mut [u8],
-        params: Option<Range<usize>>,
+        params_span: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
     ) -> Wrote {
         let version = info.version();
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
         let (tool, args_span, mrtr) = {
-            let Some((params, name, given)) = named_call(frame, params, info.named()) else {
+            let Some((params, name, given)) = named_call(frame, params_span.clone(), info.named())
+            else {
                 return resp.invalid_params();
             };
             let Some(tool) = self.find_tool(name, version) else {
@@ -85,6 +88,10 @@ impl<S> Server<'_, S> {
                 write_tool_error(resp.w, INVALID_ARGUMENTS, name, text);
                 return self.close_tool_result(name, body_start, resp);
             }
+            #[cfg(feature = "async-handlers")]
+            if tool.awaits.is_some() {
+                return self.defer_tool(tool, info, frame, params_span, given, resp);
+            }
             let name = tool.descriptor.name.as_bytes();
             let Ok(mrtr) = self.mrtr_spans(&info, &params, frame, "tools/call", name, args.raw())
             else {
@@ -94,7 +101,6 @@ impl<S> Server<'_, S> {
         };
         // Phase 2: hand the handler the arguments (mutable, for in-place
         // unescaping), the verified MRTR input and the output writer.
-        let name = tool.descriptor.name;
         let mut empty = *b"{}";
         let [args, state, responses] = split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
         let input = match info.retry() {
@@ -110,13 +116,27 @@ impl<S> Server<'_, S> {
             self.run_handler(&mut resp, &mut info, &input, &mut state, |ctx, state| {
                 (tool.handler)(&self.state, args, Reply::new(ctx, state))
             });
+        self.tool_answer(tool, outcome, &ran, state, &info, resp)
+    }
+
+    /// Close a tool call after its handler (sync or async) returned.
+    pub(super) fn tool_answer(
+        &self,
+        tool: &Tool<S>,
+        outcome: ToolOutcome<'_>,
+        ran: &Ran,
+        state: ReplyState,
+        info: &RequestInfo<'_>,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
         let Ran {
             body_start,
             ref track,
-        } = ran;
+        } = *ran;
+        let name = tool.descriptor.name;
         match outcome {
-            Ok(_) if track.finished && track.input_required => Self::asked(resp, &info, &ran),
-            Ok(_) => self.finish_tool_result(tool, version, track, state, body_start, resp),
+            Ok(_) if track.finished && track.input_required => Self::asked(resp, info, ran),
+            Ok(_) => self.finish_tool_result(tool, info.version(), track, state, body_start, resp),
             Err(ToolFailure::Tool(e)) => {
                 resp.w.truncate(body_start);
                 write_tool_error(resp.w, EXECUTING, name, Text::Str(e.message()));
@@ -124,6 +144,40 @@ impl<S> Server<'_, S> {
             }
             Err(ToolFailure::Protocol(e)) => resp.protocol(&e),
         }
+    }
+
+    /// An async tool's call, stopped before its handler: recorded for
+    /// [`Server::handle_async`] (which finishes it), or `-32603` where no
+    /// one awaits handlers.
+    #[cfg(feature = "async-handlers")]
+    fn defer_tool(
+        &self,
+        tool: &Tool<S>,
+        mut info: RequestInfo<'_>,
+        frame: &[u8],
+        params: Option<Range<usize>>,
+        given: Option<Value<'_>>,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
+        let Some(slot) = info.take_defer() else {
+            let name = tool.descriptor.name;
+            return resp.error(
+                INTERNAL_ERROR,
+                format_args!("tool {name} is async: this server does not await handlers"),
+                Data::None,
+            );
+        };
+        // Its place in the registry (`tool` is an element of it).
+        let at = (tool as *const Tool<S> as usize).wrapping_sub(self.tools.as_ptr() as usize)
+            / core::mem::size_of::<Tool<S>>();
+        *slot = Some(Deferred {
+            tool: at,
+            params,
+            args: given.map(|a| span(frame, a.raw())),
+            info: info.detach(),
+            out: resp.mark(),
+        });
+        Wrote::Deferred
     }
 
     fn finish_tool_result(

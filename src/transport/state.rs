@@ -66,6 +66,7 @@ impl<'i, 'w> LoopState<'i, 'w> {
                         self.waiting.as_mut(),
                         self.subs.as_mut(),
                         None,
+                        None,
                     )
                     .len,
             ),
@@ -97,6 +98,7 @@ impl<'i, 'w> LoopState<'i, 'w> {
                         None,
                         self.waiting.as_mut(),
                         self.subs.as_mut(),
+                        None,
                         None,
                     )
                     .len

@@ -3,6 +3,7 @@
 
 #[path = "../../examples/bookshop/src/shop.rs"]
 pub mod shop;
+pub mod twins;
 
 use picomcp::Server;
 

@@ -1,0 +1,217 @@
+//! Handlers that await: async tools, still without a heap.
+//!
+//! A plain tool handler is a `fn`; an async one is an `async fn` with the
+//! same arguments and the same [`ToolOutcome`]:
+//!
+//! ```
+//! use picomcp::schema::{Property, Schema};
+//! use picomcp::tool::{Arguments, Reply, ToolDescriptor, ToolOutcome};
+//!
+//! struct Shop;
+//!
+//! async fn get_author<'a>(_: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+//!     #[derive(serde::Deserialize)]
+//!     struct Args<'x> { title: &'x str }
+//!     let Args { title } = args.parse()?;
+//!     // ... an upstream call, a sensor read, a timer: anything that awaits.
+//!     core::future::ready(()).await;
+//!     reply.text(if title == "Dune" { "Frank Herbert" } else { "unknown" })
+//! }
+//!
+//! picomcp::async_tools! {
+//!     /// The bookshop's async tools.
+//!     pub struct ShopAsync for Shop {
+//!         /// `get_author`, awaiting.
+//!         GET_AUTHOR: ToolDescriptor::new(
+//!             "get_author",
+//!             &Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]),
+//!         ) => get_author,
+//!     }
+//! }
+//!
+//! // Sync and async tools in one registry, in listing order.
+//! static TOOLS: [picomcp::tool::Tool<Shop>; 1] = [ShopAsync::GET_AUTHOR];
+//! static SERVER: picomcp::Server<'static, Shop> =
+//!     picomcp::Server::new(picomcp::ServerInfo::new("shop", "1"), Shop).tools(&TOOLS);
+//!
+//! let mut conn = picomcp::Connection::Modern;
+//! let mut line = *br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+//! let mut out = [0u8; 512];
+//! let n = picomcp::asynch::block_on(SERVER.handle_async(&mut conn, &mut line, &mut out, &ShopAsync));
+//! assert!(core::str::from_utf8(&out[..n]).unwrap().contains("Frank Herbert"));
+//! ```
+//!
+//! # Static dispatch: the future is an enum the compiler sizes
+//!
+//! [`async_tools!`](crate::async_tools) generates a unit struct, one
+//! [`Tool`] constant per handler (registered with the other tools, in the
+//! same `&[Tool<S>]`) and an [`AsyncTools`] implementation whose `call` is
+//! one `async fn` that matches the tool's index and awaits that handler. The
+//! compiler lays that future out as an enum of the handlers' futures: its
+//! size is the largest handler's state plus a discriminant, known at compile
+//! time, and nothing is boxed. [`Server::handle_async`] returns a future the
+//! caller owns and polls (on the stack of a task, in a `static` cell of an
+//! embassy task, inside a hyper service future), so the caller bounds the
+//! memory simply by where it puts that future: `core::mem::size_of_val`
+//! says how much it is (`tests/asynch.rs` states and checks the figure for
+//! its registry). What would need a heap does not compile: a recursive
+//! `async fn` is rejected (`E0733`) unless the caller boxes it, and
+//! `dyn Future` cannot be stored anywhere picomcp accepts one.
+//!
+//! # How a call is served
+//!
+//! [`Server::handle_async`] runs everything but the handler exactly as
+//! [`Server::handle`] does (the same code): the frame is validated, routed,
+//! the tool found, its arguments checked against the input schema. There the
+//! synchronous core stops, records where it was (a few `Copy` spans and the
+//! request's facts) and returns; `handle_async` then builds the handler's
+//! [`Reply`] over the same output buffer, awaits the handler, and closes the
+//! result with the same code as a sync handler's. The answers are
+//! byte-identical to those of a sync handler that does the same.
+//!
+//! A handler's progress and log notifications reach the `notify` sink of
+//! [`Server::handle_async_with`] the moment the handler sends them, while
+//! its future is still pending; without a sink they are written ahead of the
+//! answer in `out`, as with [`Server::handle`].
+//!
+//! Not yet: an async handler that asks the client for input on the
+//! handshake era (a call that waits in [`Waiting`](crate::server::Waiting))
+//! is answered as a call that cannot wait (2026-07-28's `input_required`
+//! works); an async tool inside a JSON-RPC batch, or served by a plain
+//! [`Server::handle`], is answered `-32603` saying the tool is async.
+//! Resources, prompts and completion are still sync.
+//!
+//! [`Server::handle`]: crate::Server::handle
+//! [`Server::handle_async`]: crate::Server::handle_async
+//! [`Server::handle_async_with`]: crate::Server::handle_async_with
+//! [`Tool`]: crate::tool::Tool
+//! [`Reply`]: crate::tool::Reply
+//! [`ToolOutcome`]: crate::tool::ToolOutcome
+
+use core::future::Future;
+use core::pin::pin;
+use core::task::{Context, Poll, Waker};
+
+use crate::tool::{Arguments, Reply, ToolOutcome};
+
+/// The async tool handlers of a server, dispatched statically. Implemented
+/// by [`async_tools!`](crate::async_tools); `index` is the one its
+/// [`Tool::awaiting`](crate::tool::Tool::awaiting) constants carry.
+pub trait AsyncTools<S> {
+    /// Run the handler of async tool `index` to its outcome. An index this
+    /// registry does not have is answered with a protocol error.
+    fn call<'a, 'r>(
+        &'a self,
+        index: u16,
+        state: &'a S,
+        args: Arguments<'a>,
+        reply: Reply<'r>,
+    ) -> impl Future<Output = ToolOutcome<'a>>;
+}
+
+/// No async tools: a server whose tools are all sync can still be served
+/// through [`Server::handle_async`](crate::Server::handle_async).
+impl<S> AsyncTools<S> for () {
+    async fn call<'a, 'r>(
+        &'a self,
+        _: u16,
+        _: &'a S,
+        _: Arguments<'a>,
+        _: Reply<'r>,
+    ) -> ToolOutcome<'a> {
+        Err(unknown_index())
+    }
+}
+
+/// The failure of an index no handler has (a `Tool::awaiting` built by hand
+/// with the wrong index).
+#[doc(hidden)]
+pub fn unknown_index() -> crate::tool::ToolFailure<'static> {
+    crate::tool::ToolFailure::protocol(crate::error::ProtocolError::internal(
+        "no async handler is registered at this tool's index",
+    ))
+}
+
+/// Declare async tools: a unit struct implementing [`AsyncTools`] and one
+/// [`Tool`](crate::tool::Tool) constant per handler (see the
+/// [module docs](self)).
+///
+/// Each entry is `NAME: DESCRIPTOR => HANDLER`, where `HANDLER` is an
+/// `async fn(&S, Arguments<'a>, Reply<'_>) -> ToolOutcome<'a>`, or
+/// `NAME: DESCRIPTOR, args: T => HANDLER`, where the arguments are first
+/// parsed into `T` (a mismatch is a tool error, as with
+/// [`Arguments::parse`]) and `HANDLER` is an
+/// `async fn(&S, T, Reply<'_>) -> ToolOutcome<'a>`; with the `derive`
+/// feature, `T`'s schema is `<T as HasSchema>::SCHEMA`.
+#[macro_export]
+macro_rules! async_tools {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident for $state:ty {
+            $($body:tt)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default)]
+        $vis struct $name;
+        $crate::__async_tools!(@consts $name $state [0u16] $($body)*);
+        impl $crate::asynch::AsyncTools<$state> for $name {
+            #[allow(unused_variables, clippy::needless_return)]
+            async fn call<'a, 'r>(
+                &'a self,
+                index: u16,
+                state: &'a $state,
+                args: $crate::tool::Arguments<'a>,
+                reply: $crate::tool::Reply<'r>,
+            ) -> $crate::tool::ToolOutcome<'a> {
+                $crate::__async_tools!(@arms index state args reply [0u16] $($body)*);
+                Err($crate::asynch::unknown_index())
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __async_tools {
+    (@consts $name:ident $state:ty [$i:expr]) => {};
+    (@consts $name:ident $state:ty [$i:expr]
+        $(#[$m:meta])* $tool:ident : $desc:expr $(, args: $t:ty)? => $h:path $(, $($rest:tt)*)?) => {
+        impl $name {
+            $(#[$m])*
+            pub const $tool: $crate::tool::Tool<$state> = $crate::tool::Tool::awaiting($desc, $i);
+        }
+        $crate::__async_tools!(@consts $name $state [$i + 1] $($($rest)*)?);
+    };
+    (@arms $index:ident $s:ident $a:ident $r:ident [$i:expr]) => {};
+    (@arms $index:ident $s:ident $a:ident $r:ident [$i:expr]
+        $(#[$m:meta])* $tool:ident : $desc:expr => $h:path $(, $($rest:tt)*)?) => {
+        if $index == $i {
+            return $h($s, $a, $r).await;
+        }
+        $crate::__async_tools!(@arms $index $s $a $r [$i + 1] $($($rest)*)?);
+    };
+    (@arms $index:ident $s:ident $a:ident $r:ident [$i:expr]
+        $(#[$m:meta])* $tool:ident : $desc:expr, args: $t:ty => $h:path $(, $($rest:tt)*)?) => {
+        if $index == $i {
+            let parsed: $t = $a.parse()?;
+            return $h($s, parsed, $r).await;
+        }
+        $crate::__async_tools!(@arms $index $s $a $r [$i + 1] $($($rest)*)?);
+    };
+}
+
+/// Poll `future` to completion on the current thread, parking nowhere: a
+/// minimal executor for tests, examples and handlers whose futures complete
+/// without waiting on outside events (it spins on `Pending`). Real programs
+/// poll [`Server::handle_async`](crate::Server::handle_async) from their
+/// runtime (embassy, tokio) instead.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Async tools ([`crate::asynch`], feature `async-handlers`): the
+//! synchronous core routes and checks the call as for any tool and stops
+//! before the handler, leaving a `Deferred` record;
+//! [`Server::handle_async`] takes the answer up from there, awaits the
+//! handler and closes the result with the sync code.
+
+use super::Connection;
+use super::Server;
+use super::invoke::{Ran, RequestInfo};
+use super::out::{Answer, Out, answer_writer, finish};
+use super::params::split_spans;
+use crate::asynch::AsyncTools;
+use crate::context::{Notify, Track};
+use crate::tool::{Arguments, Reply, ReplyState};
+use crate::wire::json::Value;
+
+impl<S> Server<'_, S> {
+    /// Handle one frame like [`handle`](Self::handle), awaiting the handler
+    /// when the call is of an async tool ([`Tool::awaiting`], declared with
+    /// [`async_tools!`](crate::async_tools)) from `tools`. Every other frame
+    /// is answered without awaiting anything, by the same code as `handle`;
+    /// the answers are byte for byte those of a sync handler doing the same
+    /// work. A handler's notifications come first in `out`, as with
+    /// `handle`.
+    ///
+    /// The future borrows `frame` and `out` until it completes; dropping it
+    /// before then (a cancelled call) leaves nothing to send and the
+    /// connection as it was after the request was routed.
+    ///
+    /// [`Tool::awaiting`]: crate::tool::Tool::awaiting
+    #[must_use = "the answer is out[..n]: send it"]
+    pub async fn handle_async<A: AsyncTools<S>>(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        tools: &A,
+    ) -> usize {
+        self.handle_async_inner(conn, frame, out, None, tools).await
+    }
+
+    /// [`handle_async`](Self::handle_async), with each notification a
+    /// handler sends passed to `notify` the moment it is written, while the
+    /// handler's future is still pending; `out` then holds only the answer.
+    #[must_use = "the answer is out[..n]: send it"]
+    pub async fn handle_async_with<A: AsyncTools<S>>(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        notify: &mut dyn Notify,
+        tools: &A,
+    ) -> usize {
+        self.handle_async_inner(conn, frame, out, Some(notify), tools)
+            .await
+    }
+
+    async fn handle_async_inner<A: AsyncTools<S>>(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        mut notify: Option<&mut dyn Notify>,
+        tools: &A,
+    ) -> usize {
+        // The sync core, up to an async tool's handler (scoped, so the
+        // record's storage is not kept in this future across the await).
+        let (at, params, args_span, mut info, mark) = {
+            let mut slot = None;
+            let sink: Option<&mut dyn Notify> = match notify.as_mut() {
+                Some(n) => Some(&mut **n),
+                None => None,
+            };
+            let answer =
+                self.handle_inner(conn, frame, out, sink, None, None, None, Some(&mut slot));
+            let Some(d) = slot else {
+                return answer.len;
+            };
+            (
+                d.tool,
+                d.params,
+                d.args,
+                RequestInfo::attach(d.info, notify),
+                d.out,
+            )
+        };
+        let mut w = answer_writer(out);
+        let mut resp = Out::resume(&mut w, mark, self.info);
+        // Phase 2 of the call: the MRTR input, the handler's context over
+        // the open answer, the handler awaited, the result closed by the
+        // sync code.
+        let wrote = 'call: {
+            let Some(tool) = self.tools.get(at) else {
+                break 'call resp.invalid_params();
+            };
+            let index = tool.awaits.unwrap_or(u16::MAX);
+            let (args, input) = {
+                let whole: &[u8] = frame;
+                let params = params.and_then(|r| whole.get(r)).map(Value::trusted);
+                let args = match args_span.clone() {
+                    Some(r) => whole.get(r).unwrap_or(b"{}"),
+                    None => b"{}",
+                };
+                let name = tool.descriptor.name.as_bytes();
+                let mrtr = match params
+                    .map(|p| self.mrtr_spans(&info, &p, whole, "tools/call", name, args))
+                {
+                    Some(Ok(spans)) => spans,
+                    _ => break 'call resp.invalid_params(),
+                };
+                let [args, state, responses] =
+                    split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
+                let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
+                    break 'call Self::bad_state(resp);
+                };
+                (args, input)
+            };
+            let mut empty = *b"{}";
+            let args = Arguments::new(args.unwrap_or(&mut empty));
+            let mut state = ReplyState::default();
+            // `run_handler`, awaiting.
+            let body_start = resp.open_result();
+            let mut track = Track::default();
+            let outcome = {
+                let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
+                tools
+                    .call(index, &self.state, args, Reply::new(ctx, &mut state))
+                    .await
+            };
+            resp.w.resume(track.len, track.limit, track.overflow);
+            let ran = Ran { body_start, track };
+            self.tool_answer(tool, outcome, &ran, state, &info, resp)
+        };
+        Answer::of(wrote, finish(w)).len
+    }
+}

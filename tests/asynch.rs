@@ -1,0 +1,384 @@
+//! Async tools (`picomcp::asynch`): the bookshop's tools as async twins
+//! answer byte for byte as the sync ones through `Server::handle_async`,
+//! on every era; notifications reach the sink while a handler awaits; a
+//! dropped future answers nothing and the connection goes on; a server
+//! that does not await refuses an async tool.
+
+mod common;
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use common::twins::{SYNC_SHOP, TWIN_SHOP, Twins, Yield};
+use common::{init, init_with};
+use picomcp::asynch::block_on;
+use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
+use picomcp::{Connection, LogLevel, Server, ServerInfo};
+
+const ENV: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}}"#;
+
+fn call(id: u32, name: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#
+    )
+}
+
+fn modern_call(id: u32, name: &str, args: &str, extra: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args}{extra},"_meta":{{{ENV},"progressToken":"p{id}"}}}}}}"#
+    )
+}
+
+/// The calls of every tool, good and bad, both eras' shapes.
+fn calls() -> Vec<String> {
+    vec![
+        call(1, "get_author", r#"{"title":"Dune"}"#),
+        call(2, "get_author", r#"{"title":"Nothing"}"#),
+        call(3, "get_author", r#"{"title":7}"#),
+        call(4, "get_author", r#"{}"#),
+        call(5, "get_author_strict", r#"{"title":"Nothing"}"#),
+        call(6, "top", r#"{"n":2}"#),
+        call(7, "reserve", r#"{"title":"Dune"}"#),
+        call(8, "blurb", r#"{"title":"Dune"}"#),
+        call(9, "buy", r#"{"title":"Neuromancer"}"#),
+        call(10, "buy", r#"{"title":"Neuromancer"}"#),
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"count","arguments":{"n":3},"_meta":{"progressToken":7}}}"#.into(),
+        call(12, "get_author", r#"{"title":"Dune\u0020Messiah"}"#),
+        call(13, "nope", "{}"),
+        r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"top"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":15,"method":"tools/list"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":16,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":17,"method":"resources/read","params":{"uri":"books://stock"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":18,"method":"logging/setLevel","params":{"level":"debug"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"t"}}}"#.into(),
+    ]
+}
+
+fn modern_calls() -> Vec<String> {
+    vec![
+        modern_call(1, "get_author", r#"{"title":"Dune"}"#, ""),
+        modern_call(2, "get_author", r#"{"title":"Nothing"}"#, ""),
+        modern_call(3, "get_author", r#"{"title":[]}"#, ""),
+        modern_call(4, "get_author_strict", r#"{"title":"Nothing"}"#, ""),
+        modern_call(5, "top", r#"{"n":1}"#, ""),
+        modern_call(6, "reserve", r#"{"title":"Dune"}"#, ""),
+        modern_call(7, "blurb", r#"{"title":"Dune"}"#, ""),
+        modern_call(8, "count", r#"{"n":2}"#, ""),
+        modern_call(9, "buy", r#"{"title":"Dune"}"#, ""),
+        modern_call(
+            10,
+            "reserve",
+            r#"{"title":"Dune"}"#,
+            r#","requestState":"bogus""#,
+        ),
+        modern_call(11, "nope", r#"{}"#, ""),
+    ]
+}
+
+/// Answer `lines` through the sync bookshop (`handle_with`) and through the
+/// twins (`handle_async_with`), each with its own connection; the answers
+/// and the notifications, side by side.
+/// Each line's answer and the notifications sent while it was handled.
+type Answers = Vec<(String, Vec<String>)>;
+
+fn both(lines: &[String]) -> (Answers, Answers) {
+    let run = |twins: bool| {
+        let mut conn = Connection::new();
+        let mut out = vec![0u8; 8192];
+        lines
+            .iter()
+            .map(|line| {
+                let mut frame = line.clone().into_bytes();
+                let mut seen: Vec<String> = Vec::new();
+                let mut sink = |m: &[u8]| seen.push(String::from_utf8(m.to_vec()).unwrap());
+                let n = if twins {
+                    block_on(
+                        TWIN_SHOP
+                            .handle_async_with(&mut conn, &mut frame, &mut out, &mut sink, &Twins),
+                    )
+                } else {
+                    SYNC_SHOP.handle_with(&mut conn, &mut frame, &mut out, &mut sink)
+                };
+                (String::from_utf8(out[..n].to_vec()).unwrap(), seen)
+            })
+            .collect::<Vec<_>>()
+    };
+    (run(false), run(true))
+}
+
+fn assert_same(lines: &[String]) {
+    let (sync, twins) = both(lines);
+    for (i, (s, t)) in sync.iter().zip(&twins).enumerate() {
+        assert_eq!(s, t, "line {i}: {}", lines[i]);
+    }
+    assert_eq!(sync.len(), twins.len());
+}
+
+fn handshake(version: &str, capabilities: &str) -> Vec<String> {
+    let mut lines = vec![
+        init_with(version, capabilities),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+    ];
+    lines.extend(calls());
+    lines
+}
+
+/// One test for both eras: the two servers' stock must move in step (a
+/// `buy` in a test running alongside would race with the other server's).
+#[test]
+fn async_twins_answer_byte_for_byte_on_every_era() {
+    every_handshake_version();
+    on_2026_07_28();
+    without_a_sink_notifications_come_first_in_out_as_with_handle();
+}
+
+fn every_handshake_version() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        assert_same(&handshake(version, "{}"));
+        // A client that can answer: the calls that ask cannot wait here
+        // (no waiting store), the same way for both.
+        assert_same(&handshake(version, r#"{"elicitation":{},"sampling":{}}"#));
+    }
+    // The answers are real ones, not errors across the board.
+    let (_, twins) = both(&handshake("2025-11-25", "{}"));
+    assert!(twins[2].0.contains("Frank Herbert"), "{}", twins[2].0);
+    assert!(
+        twins[12].1.len() == 4,
+        "count sends 3 progress + 1 log: {:?}",
+        twins[12].1
+    );
+}
+
+fn on_2026_07_28() {
+    let lines = modern_calls();
+    assert_same(&lines);
+    // The input_required answer carries sealed state; the retry with the
+    // client's answer completes the call, the same way for both.
+    let (sync, _) = both(&lines);
+    let asked: serde_json::Value = serde_json::from_str(&sync[5].0).unwrap();
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .expect("requestState")
+        .to_owned();
+    let key = asked["result"]["inputRequests"]
+        .as_object()
+        .and_then(|o| o.keys().next().cloned())
+        .expect("an input request");
+    let retry = modern_call(
+        20,
+        "reserve",
+        r#"{"title":"Dune"}"#,
+        &format!(
+            r#","requestState":"{state}","inputResponses":{{"{key}":{{"action":"accept","content":{{"confirm":true}}}}}}"#
+        ),
+    );
+    assert_same(std::slice::from_ref(&retry));
+    let (_, twins) = both(std::slice::from_ref(&retry));
+    assert!(twins[0].0.contains("Reserved Dune"), "{}", twins[0].0);
+}
+
+fn without_a_sink_notifications_come_first_in_out_as_with_handle() {
+    let lines = handshake("2025-11-25", "{}");
+    let mut c1 = Connection::new();
+    let mut c2 = Connection::new();
+    let (mut o1, mut o2) = (vec![0u8; 8192], vec![0u8; 8192]);
+    for line in &lines {
+        let (mut f1, mut f2) = (line.clone().into_bytes(), line.clone().into_bytes());
+        let n1 = SYNC_SHOP.handle(&mut c1, &mut f1, &mut o1);
+        let n2 = block_on(TWIN_SHOP.handle_async(&mut c2, &mut f2, &mut o2, &Twins));
+        assert_eq!(o1[..n1], o2[..n2], "{line}");
+    }
+}
+
+#[test]
+fn a_server_that_does_not_await_refuses_an_async_tool_and_so_does_a_batch() {
+    let mut conn = Connection::new();
+    let mut out = [0u8; 1024];
+    for line in [
+        init("2025-03-26"),
+        call(1, "get_author", r#"{"title":"Dune"}"#),
+    ] {
+        let mut frame = line.into_bytes();
+        let n = TWIN_SHOP.handle(&mut conn, &mut frame, &mut out);
+        let text = std::str::from_utf8(&out[..n]).unwrap();
+        if text.contains("\"id\":1") {
+            assert_eq!(
+                text,
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"tool get_author is async: this server does not await handlers\"}}\n"
+            );
+        }
+    }
+    // Inside a batch (2025-03-26), handle_async does not defer either.
+    let mut frame = format!(
+        "[{},{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}}]",
+        call(2, "get_author", r#"{"title":"Dune"}"#)
+    )
+    .into_bytes();
+    let n = block_on(TWIN_SHOP.handle_async(&mut conn, &mut frame, &mut out, &Twins));
+    assert_eq!(
+        std::str::from_utf8(&out[..n]).unwrap(),
+        "[{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32603,\"message\":\"tool get_author is async: this server does not await handlers\"}},{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}]\n"
+    );
+}
+
+// A tool that really awaits between its notifications.
+
+struct Slow;
+
+async fn slow<'a>(_: &'a Slow, _: Arguments<'a>, mut reply: Reply<'_>) -> ToolOutcome<'a> {
+    reply.progress(1, Some(2), None);
+    Yield(1).await;
+    reply.log(LogLevel::Info, None, "halfway");
+    Yield(1).await;
+    reply.progress(2, Some(2), None);
+    Yield(1).await;
+    reply.text("done")
+}
+
+#[derive(serde::Deserialize)]
+struct Wait {
+    n: u32,
+}
+
+/// The typed form: the arguments are parsed into `Wait` first.
+async fn wait<'a>(_: &'a Slow, Wait { n }: Wait, reply: Reply<'_>) -> ToolOutcome<'a> {
+    Yield(n).await;
+    reply.text_fmt(format_args!("waited {n}"))
+}
+
+const WAIT_SCHEMA: picomcp::schema::Schema<'static> =
+    picomcp::schema::Schema::object(&[picomcp::schema::Property::new(
+        "n",
+        picomcp::schema::Schema::integer(),
+    )])
+    .required(&["n"]);
+
+picomcp::async_tools! {
+    struct SlowTools for Slow {
+        SLOW: ToolDescriptor::new("slow", &picomcp::schema::Schema::object(&[])) => slow,
+        WAIT: ToolDescriptor::new("wait", &WAIT_SCHEMA), args: Wait => wait,
+    }
+}
+
+static SLOW_TOOLS: [Tool<Slow>; 2] = [SlowTools::SLOW, SlowTools::WAIT];
+static SLOW_SERVER: Server<'static, Slow> = Server::new(ServerInfo::new("slow", "1"), Slow)
+    .tools(&SLOW_TOOLS)
+    .logging();
+
+fn ready(conn: &mut Connection) {
+    let mut out = [0u8; 1024];
+    for line in [
+        init("2025-11-25"),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+    ] {
+        let mut frame = line.into_bytes();
+        let _ = SLOW_SERVER.handle(conn, &mut frame, &mut out);
+    }
+}
+
+const SLOW_CALL: &[u8] = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":1}}}"#;
+
+#[test]
+fn notifications_reach_the_sink_while_the_handler_awaits() {
+    let mut conn = Connection::new();
+    ready(&mut conn);
+    let seen: RefCell<Vec<String>> = RefCell::new(Vec::new());
+    let mut sink = |m: &[u8]| {
+        seen.borrow_mut()
+            .push(String::from_utf8(m.to_vec()).unwrap())
+    };
+    let mut frame = SLOW_CALL.to_vec();
+    let mut out = [0u8; 1024];
+    let mut cx = Context::from_waker(Waker::noop());
+    let n = {
+        let mut fut = pin!(
+            SLOW_SERVER.handle_async_with(&mut conn, &mut frame, &mut out, &mut sink, &SlowTools)
+        );
+        let mut counts = Vec::new();
+        let n = loop {
+            match fut.as_mut().poll(&mut cx) {
+                Poll::Ready(n) => break n,
+                Poll::Pending => counts.push(seen.borrow().len()),
+            }
+        };
+        // One notification more at each await, each before the answer.
+        assert_eq!(counts, [1, 2, 3]);
+        n
+    };
+    let seen = seen.into_inner();
+    assert_eq!(
+        seen,
+        [
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1,\"total\":2}}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"halfway\"}}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":2,\"total\":2}}\n",
+        ]
+    );
+    assert_eq!(
+        std::str::from_utf8(&out[..n]).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}],\"isError\":false}}\n"
+    );
+}
+
+#[test]
+fn a_dropped_future_answers_nothing_and_the_connection_goes_on() {
+    let mut conn = Connection::new();
+    ready(&mut conn);
+    let mut out = [0u8; 1024];
+    let mut cx = Context::from_waker(Waker::noop());
+    {
+        let mut frame = SLOW_CALL.to_vec();
+        let mut fut = pin!(SLOW_SERVER.handle_async(&mut conn, &mut frame, &mut out, &SlowTools));
+        assert!(fut.as_mut().poll(&mut cx).is_pending());
+        // Dropped here, mid-handler.
+    }
+    let mut ping = br#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#.to_vec();
+    let n = block_on(SLOW_SERVER.handle_async(&mut conn, &mut ping, &mut out, &SlowTools));
+    assert_eq!(&out[..n], b"{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{}}\n");
+    let mut frame = SLOW_CALL.to_vec();
+    let n = block_on(SLOW_SERVER.handle_async(&mut conn, &mut frame, &mut out, &SlowTools));
+    let text = std::str::from_utf8(&out[..n]).unwrap();
+    assert!(text.ends_with("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}],\"isError\":false}}\n"), "{text}");
+}
+
+/// What a call's future costs: the sizes are the compiler's, stated here so
+/// a change that grows them is seen (the README quotes them).
+#[test]
+fn the_future_of_a_call_is_a_bounded_value() {
+    let mut conn = Connection::new();
+    let mut frame = [0u8; 8];
+    let mut out = [0u8; 8];
+    let twins = TWIN_SHOP.handle_async(&mut conn, &mut frame, &mut out, &Twins);
+    let twins_size = std::mem::size_of_val(&twins);
+    drop(twins);
+    let slow = SLOW_SERVER.handle_async(&mut conn, &mut frame, &mut out, &SlowTools);
+    let slow_size = std::mem::size_of_val(&slow);
+    drop(slow);
+    println!("handle_async future: bookshop twins {twins_size} B, slow {slow_size} B");
+    assert!(twins_size <= 1536, "{twins_size}");
+    assert!(slow_size <= 1536, "{slow_size}");
+}
+
+#[test]
+fn the_typed_form_parses_the_arguments_first() {
+    let mut conn = Connection::new();
+    ready(&mut conn);
+    let mut out = [0u8; 1024];
+    let mut frame = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{"n":3}}}"#.to_vec();
+    let n = block_on(SLOW_SERVER.handle_async(&mut conn, &mut frame, &mut out, &SlowTools));
+    assert_eq!(
+        std::str::from_utf8(&out[..n]).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"waited 3\"}],\"isError\":false}}\n"
+    );
+    // A value the schema allows but the type does not: a tool error.
+    let mut frame = br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"wait","arguments":{"n":-1}}}"#.to_vec();
+    let n = block_on(SLOW_SERVER.handle_async(&mut conn, &mut frame, &mut out, &SlowTools));
+    let text = std::str::from_utf8(&out[..n]).unwrap();
+    assert!(
+        text.contains("Error executing tool wait: arguments do not match the expected shape")
+            && text.contains("\"isError\":true"),
+        "{text}"
+    );
+}
