@@ -126,6 +126,59 @@ fn run_session_on<S>(server: &picomcp::Server<'_, S>, input: &[u8]) -> (usize, u
     }
 }
 
+/// [`run_session_on`] through `Server::handle_async` and the async twins
+/// of the bookshop's tools, each future polled on the stack.
+fn run_session_async(input: &[u8]) -> (usize, usize) {
+    use common::twins::{TWIN_SHOP, Twins};
+    let mut inbuf = [0u8; 512];
+    let mut out = [0u8; 4096];
+    let mut framer = LineFramer::new(&mut inbuf[..]);
+    let mut conn = Connection::new();
+    let (mut bytes, mut answers) = (0, 0);
+    let mut rest = input;
+    loop {
+        loop {
+            let n = match framer.next_frame() {
+                Status::Partial => break,
+                Status::Complete(line) => picomcp::asynch::block_on(
+                    TWIN_SHOP.handle_async(&mut conn, line, &mut out, &Twins),
+                ),
+                Status::Overflow { limit } => TWIN_SHOP.handle_overflow(limit, &mut out),
+                _ => 0,
+            };
+            if n > 0 {
+                bytes += n;
+                answers += out[..n].iter().filter(|&&b| b == b'\n').count();
+            }
+        }
+        if rest.is_empty() {
+            return (bytes, answers);
+        }
+        let n = framer.feed(rest);
+        rest = &rest[n..];
+    }
+}
+
+#[test]
+fn async_tools_allocate_nothing() {
+    let input = lines(SESSION);
+    let sync = run_session(&input);
+    assert_eq!(
+        run_session_async(&input),
+        sync,
+        "the twins answer as the bookshop"
+    );
+    let before = allocations();
+    for _ in 0..50 {
+        assert_eq!(run_session_async(&input), sync);
+    }
+    assert_eq!(
+        allocations() - before,
+        0,
+        "heap allocations through handle_async"
+    );
+}
+
 #[test]
 fn the_counter_is_live() {
     let before = allocations();
