@@ -159,8 +159,23 @@
 //! `out` bounds one answer like [`Server::handle`]'s. SSE framing adds 22
 //! bytes per message in place; if that does not fit, the notifications are
 //! dropped and the response alone is sent as JSON.
+//!
+//! # Async tools
+//!
+//! With feature `async-handlers`, a request is answered in two steps so
+//! that no lock the caller holds around the mapping (sessions, waiting
+//! calls, streams) is held while a handler awaits: `Http::begin` (or
+//! `Http::begin_streams`) routes and checks the request under the locks and
+//! either answers it or stops before an async tool's handler with a
+//! `PendingCall` (a plain value); the caller drops its locks and awaits
+//! `Http::finish` with the same body and output buffer. The response is the
+//! one [`Http::handle`] gives for a sync handler doing the same. Each call
+//! in flight has its own body and output buffer; see `examples/http/serve.rs`
+//! (`--delay-ms`) for many at once on one runtime.
 
 mod body;
+#[cfg(feature = "async-handlers")]
+mod call;
 mod headers;
 mod params;
 mod response;
@@ -170,6 +185,8 @@ mod stream;
 use core::fmt;
 
 use body::Body;
+#[cfg(feature = "async-handlers")]
+pub use call::{Begun, PendingCall};
 pub use headers::Headers;
 use headers::{
     accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed,
@@ -186,7 +203,7 @@ use crate::error::{HEADER_MISMATCH, INTERNAL_ERROR};
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
 use crate::schema::Schema;
-use crate::server::{CallEvent, Connection, Origin, Server, Subject, Waiting};
+use crate::server::{CallEvent, Connection, Deferred, Origin, Server, Subject, Waiting};
 use crate::wire::json::{self, Limits, Outline};
 
 /// One HTTP request, as [`Http::handle`] needs it.
@@ -327,6 +344,7 @@ impl<'a, S> Http<'a, S> {
             None::<&mut Streams<0, 0, 0>>,
             req,
             out,
+            None,
         )
     }
 
@@ -360,6 +378,7 @@ impl<'a, S> Http<'a, S> {
             None::<&mut Streams<0, 0, 0>>,
             req,
             out,
+            None,
         )
     }
 
@@ -394,7 +413,15 @@ impl<'a, S> Http<'a, S> {
         R: Random + ?Sized,
         H: Headers + ?Sized,
     {
-        self.handle_in(sessions, random, Some(waiting), Some(streams), req, out)
+        self.handle_in(
+            sessions,
+            random,
+            Some(waiting),
+            Some(streams),
+            req,
+            out,
+            None,
+        )
     }
 
     /// The notifications due on stream `id` (a [`Response::stream`]) as SSE
@@ -446,6 +473,7 @@ impl<'a, S> Http<'a, S> {
         mut streams: Option<&mut Streams<M, K, U>>,
         req: Request<'_, H>,
         out: &mut [u8],
+        defer: Option<&mut Option<(Deferred, Status)>>,
     ) -> Response
     where
         St: SessionStore + ?Sized,
@@ -544,6 +572,7 @@ impl<'a, S> Http<'a, S> {
                 opens_session,
                 req.now,
                 out,
+                defer,
             );
         }
         if let Err(message) = check_modern_headers(&view, headers) {
@@ -601,6 +630,7 @@ impl<'a, S> Http<'a, S> {
             (Some(_), None) => Some(none.subscriber()),
             (None, _) => None,
         };
+        let mut slot = None;
         let answer = self.server.handle_outlined(
             &mut Connection::modern(),
             body,
@@ -611,8 +641,12 @@ impl<'a, S> Http<'a, S> {
             subs.as_mut(),
             origin,
             req.subject.map(Subject::of).as_ref(),
-            None,
+            defer.is_some().then_some(&mut slot),
         );
+        if let (Some(call), Some(defer)) = (slot, defer) {
+            *defer = Some((call, Status::Modern));
+            return Response::empty(202);
+        }
         match (streams, listen_slot) {
             (Some(_), Some((_, id))) if answer.listening => {
                 let mut r = respond_as(out, answer, Status::Modern, true);
@@ -708,6 +742,7 @@ impl<'a, S> Http<'a, S> {
         opens_session: bool,
         now: u64,
         out: &mut [u8],
+        defer: Option<&mut Option<(Deferred, Status)>>,
     ) -> Response
     where
         St: SessionStore + ?Sized,
@@ -771,6 +806,7 @@ impl<'a, S> Http<'a, S> {
             };
         }
         let mut waiting_view = waiting.map(|w| w.view_for(id.0));
+        let mut slot = None;
         let answer = self.server.handle_outlined(
             &mut conn,
             body,
@@ -781,9 +817,13 @@ impl<'a, S> Http<'a, S> {
             subs.as_mut(),
             Origin::Alone,
             None,
-            None,
+            defer.is_some().then_some(&mut slot),
         );
         sessions.save(&id, conn, now);
+        if let (Some(call), Some(defer)) = (slot, defer) {
+            *defer = Some((call, Status::Handshake));
+            return Response::empty(202);
+        }
         match waiting_view.and_then(|v| v.event) {
             None => respond(out, answer, Status::Handshake),
             // This request's call waits: its stream stays open.

@@ -6,7 +6,7 @@
 
 use super::Connection;
 use super::Server;
-use super::invoke::{Ran, RequestInfo};
+use super::invoke::{Deferred, Ran, RequestInfo};
 use super::out::{Answer, Out, answer_writer, finish};
 use super::params::split_spans;
 use crate::asynch::AsyncTools;
@@ -29,30 +29,29 @@ impl<S> Server<'_, S> {
     ///
     /// [`Tool::awaiting`]: crate::tool::Tool::awaiting
     #[must_use = "the answer is out[..n]: send it"]
-    pub async fn handle_async<A: AsyncTools<S>>(
+    pub fn handle_async<A: AsyncTools<S>>(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
         out: &mut [u8],
         tools: &A,
-    ) -> usize {
-        self.handle_async_inner(conn, frame, out, None, tools).await
+    ) -> impl Future<Output = usize> {
+        self.handle_async_inner(conn, frame, out, None, tools)
     }
 
     /// [`handle_async`](Self::handle_async), with each notification a
     /// handler sends passed to `notify` the moment it is written, while the
     /// handler's future is still pending; `out` then holds only the answer.
     #[must_use = "the answer is out[..n]: send it"]
-    pub async fn handle_async_with<A: AsyncTools<S>>(
+    pub fn handle_async_with<A: AsyncTools<S>>(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
         out: &mut [u8],
         notify: &mut dyn Notify,
         tools: &A,
-    ) -> usize {
+    ) -> impl Future<Output = usize> {
         self.handle_async_inner(conn, frame, out, Some(notify), tools)
-            .await
     }
 
     async fn handle_async_inner<A: AsyncTools<S>>(
@@ -63,9 +62,10 @@ impl<S> Server<'_, S> {
         mut notify: Option<&mut dyn Notify>,
         tools: &A,
     ) -> usize {
-        // The sync core, up to an async tool's handler (scoped, so the
-        // record's storage is not kept in this future across the await).
-        let (at, params, args_span, mut info, mark) = {
+        // The sync core, up to an async tool's handler; the record goes
+        // straight into phase 2's future (scoped: no local of this future
+        // keeps a copy across the await).
+        let phase2 = {
             let mut slot = None;
             let sink: Option<&mut dyn Notify> = match notify.as_mut() {
                 Some(n) => Some(&mut **n),
@@ -73,64 +73,82 @@ impl<S> Server<'_, S> {
             };
             let answer =
                 self.handle_inner(conn, frame, out, sink, None, None, None, Some(&mut slot));
-            let Some(d) = slot else {
-                return answer.len;
-            };
-            (
-                d.tool,
-                d.params,
-                d.args,
-                RequestInfo::attach(d.info, notify),
-                d.out,
-            )
+            match slot {
+                Some(d) => self.finish_deferred(d, frame, out, notify, tools),
+                None => return answer.len,
+            }
         };
-        let mut w = answer_writer(out);
-        let mut resp = Out::resume(&mut w, mark, self.info);
-        // Phase 2 of the call: the MRTR input, the handler's context over
-        // the open answer, the handler awaited, the result closed by the
-        // sync code.
-        let wrote = 'call: {
-            let Some(tool) = self.tools.get(at) else {
-                break 'call resp.invalid_params();
-            };
-            let index = tool.awaits.unwrap_or(u16::MAX);
-            let (args, input) = {
-                let whole: &[u8] = frame;
-                let params = params.and_then(|r| whole.get(r)).map(Value::trusted);
-                let args = match args_span.clone() {
-                    Some(r) => whole.get(r).unwrap_or(b"{}"),
-                    None => b"{}",
+        phase2.await.len
+    }
+
+    /// Phase 2 of an async tool's call recorded in `deferred`: `frame` is
+    /// the request's frame as phase 1 left it, `out` holds the open answer
+    /// (`out[..deferred.written()]`). The MRTR input, the handler's context
+    /// over the open answer, the handler awaited, the result closed by the
+    /// sync code.
+    pub(crate) fn finish_deferred<A: AsyncTools<S>>(
+        &self,
+        deferred: Deferred,
+        frame: &mut [u8],
+        out: &mut [u8],
+        notify: Option<&mut dyn Notify>,
+        tools: &A,
+    ) -> impl Future<Output = Answer> {
+        // Taken apart before the future is made: it keeps the pieces only.
+        let Deferred {
+            tool: at,
+            params,
+            args: args_span,
+            info,
+            out: mark,
+        } = deferred;
+        let mut info = RequestInfo::attach(info, notify);
+        async move {
+            let mut w = answer_writer(out);
+            let mut resp = Out::resume(&mut w, mark, self.info);
+            let wrote = 'call: {
+                let Some(tool) = self.tools.get(at) else {
+                    break 'call resp.invalid_params();
                 };
-                let name = tool.descriptor.name.as_bytes();
-                let mrtr = match params
-                    .map(|p| self.mrtr_spans(&info, &p, whole, "tools/call", name, args))
-                {
-                    Some(Ok(spans)) => spans,
-                    _ => break 'call resp.invalid_params(),
+                let index = tool.awaits.unwrap_or(u16::MAX);
+                let (args, input) = {
+                    let whole: &[u8] = frame;
+                    let params = params.and_then(|r| whole.get(r)).map(Value::trusted);
+                    let args = match args_span.clone() {
+                        Some(r) => whole.get(r).unwrap_or(b"{}"),
+                        None => b"{}",
+                    };
+                    let name = tool.descriptor.name.as_bytes();
+                    let mrtr = match params
+                        .map(|p| self.mrtr_spans(&info, &p, whole, "tools/call", name, args))
+                    {
+                        Some(Ok(spans)) => spans,
+                        _ => break 'call resp.invalid_params(),
+                    };
+                    let [args, state, responses] =
+                        split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
+                    let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
+                        break 'call Self::bad_state(resp);
+                    };
+                    (args, input)
                 };
-                let [args, state, responses] =
-                    split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
-                let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
-                    break 'call Self::bad_state(resp);
+                let mut empty = *b"{}";
+                let args = Arguments::new(args.unwrap_or(&mut empty));
+                let mut state = ReplyState::default();
+                // `run_handler`, awaiting.
+                let body_start = resp.open_result();
+                let mut track = Track::default();
+                let outcome = {
+                    let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
+                    tools
+                        .call(index, &self.state, args, Reply::new(ctx, &mut state))
+                        .await
                 };
-                (args, input)
+                resp.w.resume(track.len, track.limit, track.overflow);
+                let ran = Ran { body_start, track };
+                self.tool_answer(tool, outcome, &ran, state, &info, resp)
             };
-            let mut empty = *b"{}";
-            let args = Arguments::new(args.unwrap_or(&mut empty));
-            let mut state = ReplyState::default();
-            // `run_handler`, awaiting.
-            let body_start = resp.open_result();
-            let mut track = Track::default();
-            let outcome = {
-                let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
-                tools
-                    .call(index, &self.state, args, Reply::new(ctx, &mut state))
-                    .await
-            };
-            resp.w.resume(track.len, track.limit, track.overflow);
-            let ran = Ran { body_start, track };
-            self.tool_answer(tool, outcome, &ran, state, &info, resp)
-        };
-        Answer::of(wrote, finish(w)).len
+            Answer::of(wrote, finish(w))
+        }
     }
 }

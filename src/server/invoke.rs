@@ -73,6 +73,15 @@ pub(crate) struct Deferred {
     pub(super) out: super::out::OutMark,
 }
 
+#[cfg(feature = "async-handlers")]
+impl Deferred {
+    /// How many bytes of the output buffer the open answer holds: phase 2
+    /// continues after them, in the same buffer or a copy of them.
+    pub(crate) fn written(&self) -> usize {
+        self.out.written()
+    }
+}
+
 /// Without async handlers nothing is ever deferred.
 #[cfg(not(feature = "async-handlers"))]
 pub(crate) enum Deferred {}

@@ -60,6 +60,7 @@ mod tools;
 mod waiting;
 
 pub use index::ToolIndex;
+pub(crate) use invoke::Deferred;
 pub use listing::ListCache;
 pub(crate) use out::{Answer, write_error};
 pub(crate) use session::Origin;

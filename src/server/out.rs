@@ -65,6 +65,14 @@ pub(super) struct OutMark {
     at: (usize, usize, bool),
 }
 
+#[cfg(feature = "async-handlers")]
+impl OutMark {
+    /// The bytes of the buffer the open answer holds.
+    pub(super) fn written(&self) -> usize {
+        self.at.0
+    }
+}
+
 /// A response under construction: `{"jsonrpc":"2.0","id":ID` is written.
 pub(super) struct Out<'w, 'o> {
     pub(super) w: &'w mut Writer<'o>,

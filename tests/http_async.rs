@@ -1,0 +1,283 @@
+//! Async tools over HTTP (`Http::begin` / `Http::finish`): the bookshop's
+//! tools as async twins answer with the very responses (status, headers,
+//! body) the sync bookshop gives through `Http::handle`, on both eras; the
+//! output buffer can move between the steps; many calls are in flight at
+//! once, each with its own buffers, while the session table is free.
+
+mod common;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use common::shop::Shop;
+use common::twins::{SYNC_SHOP, TWIN_SHOP, Twins};
+use picomcp::asynch::block_on;
+use picomcp::http::{Begun, Http, Request, Response, Sessions};
+
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const CT: (&str, &str) = ("Content-Type", "application/json");
+const HOST: (&str, &str) = ("Host", "localhost:8080");
+const MV: (&str, &str) = ("MCP-Protocol-Version", "2026-07-28");
+const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+#[derive(Debug, PartialEq)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn of(r: &Response, out: &[u8]) -> Self {
+        Answer {
+            status: r.status,
+            headers: r
+                .headers()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            body: String::from_utf8(out[..r.body_len].to_vec()).unwrap(),
+        }
+    }
+}
+
+struct Endpoint {
+    http: Http<'static, Shop>,
+    sessions: Sessions<4>,
+    next_id: u8,
+    now: u64,
+}
+
+impl Endpoint {
+    fn new(twins: bool) -> Self {
+        Self {
+            http: Http::new(if twins { &TWIN_SHOP } else { &SYNC_SHOP }),
+            sessions: Sessions::new(),
+            next_id: 0,
+            now: 0,
+        }
+    }
+
+    /// Through `handle` (sync), or `begin` + `finish` (async); `moved`: the
+    /// open answer is copied into a fresh buffer between the steps.
+    fn send(&mut self, mode: Mode, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+        let mut body = body.as_bytes().to_vec();
+        let mut out = vec![0u8; 16 * 1024];
+        self.now += 1;
+        let next = &mut self.next_id;
+        let mut random = |id: &mut [u8; 16]| {
+            *next += 1;
+            *id = [0; 16];
+            id[15] = *next;
+        };
+        let request = Request::new(method, headers, &mut body, self.now);
+        match mode {
+            Mode::Sync => {
+                let r = self
+                    .http
+                    .handle(&mut self.sessions, &mut random, request, &mut out);
+                Answer::of(&r, &out)
+            }
+            Mode::Async | Mode::Moved => {
+                match self
+                    .http
+                    .begin(&mut self.sessions, &mut random, request, &mut out)
+                {
+                    Begun::Response(r) => Answer::of(&r, &out),
+                    Begun::Call(call) => {
+                        let mut out = if mode == Mode::Moved {
+                            let mut fresh = vec![0u8; 16 * 1024];
+                            fresh[..call.written()].copy_from_slice(&out[..call.written()]);
+                            fresh
+                        } else {
+                            out
+                        };
+                        let r = block_on(self.http.finish(call, &mut body, &mut out, &Twins));
+                        Answer::of(&r, &out)
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Sync,
+    Async,
+    Moved,
+}
+
+fn call(id: u32, name: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#
+    )
+}
+
+fn modern_call(id: u32, name: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args},{ENV}}}}}"#
+    )
+}
+
+/// One conversation: a handshake session's calls (JSON and SSE answers,
+/// errors of both channels), then stateless 2026-07-28 calls.
+fn conversation(e: &mut Endpoint, mode: Mode) -> Vec<Answer> {
+    let mut answers = Vec::new();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let a = e.send(mode, "POST", &[HOST, ACCEPT, CT], init);
+    let sid = a
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
+        .map(|(_, v)| v.clone())
+        .expect("a session");
+    answers.push(a);
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    for body in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        call(2, "get_author", r#"{"title":"Dune"}"#),
+        call(3, "get_author", r#"{"title":"Nothing"}"#),
+        call(4, "get_author_strict", r#"{"title":"Nothing"}"#),
+        call(5, "get_author", r#"{"title":5}"#),
+        call(6, "top", r#"{"n":2}"#),
+        call(7, "reserve", r#"{"title":"Dune"}"#),
+        call(8, "buy", r#"{"title":"Neuromancer"}"#),
+        call(9, "nope", "{}"),
+        r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"p"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/list"}"#.into(),
+    ] {
+        answers.push(e.send(mode, "POST", &hs, &body));
+    }
+    for (name, args) in [
+        ("get_author", r#"{"title":"Dune"}"#),
+        ("get_author", r#"{"title":"Nothing"}"#),
+        ("get_author_strict", r#"{"title":"Nothing"}"#),
+        ("top", r#"{"n":1}"#),
+        ("reserve", r#"{"title":"Dune"}"#),
+    ] {
+        let headers = [
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", name),
+        ];
+        answers.push(e.send(mode, "POST", &headers, &modern_call(20, name, args)));
+    }
+    answers.push(e.send(mode, "DELETE", &hs, ""));
+    answers
+}
+
+#[test]
+fn async_twins_give_the_responses_of_the_sync_bookshop() {
+    let sync = conversation(&mut Endpoint::new(false), Mode::Sync);
+    let twins = conversation(&mut Endpoint::new(true), Mode::Async);
+    assert_eq!(sync.len(), twins.len());
+    for (i, (s, t)) in sync.iter().zip(&twins).enumerate() {
+        assert_eq!(s, t, "request {i}");
+    }
+    // Real answers: a result, an SSE stream of notifications, a 2026-07-28 one.
+    assert!(twins[2].body.contains("Frank Herbert"), "{:?}", twins[2]);
+    assert!(
+        twins[10].body.starts_with("event: message"),
+        "{:?}",
+        twins[10]
+    );
+    assert!(
+        twins[12].body.contains("\"resultType\":\"complete\""),
+        "{:?}",
+        twins[12]
+    );
+    // The open answer can move to another buffer between the two steps.
+    let moved = conversation(&mut Endpoint::new(true), Mode::Moved);
+    for (i, (t, m)) in twins.iter().zip(&moved).enumerate() {
+        if i != 8 {
+            // (`buy` has sold the last copy on the first run.)
+            assert_eq!(t, m, "request {i}");
+        }
+    }
+    // A server that does not await: -32603 for the async tool.
+    let mut plain = Endpoint::new(true);
+    let a = plain.send(
+        Mode::Sync,
+        "POST",
+        &[
+            HOST,
+            ACCEPT,
+            CT,
+            MV,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "top"),
+        ],
+        &modern_call(1, "top", r#"{"n":1}"#),
+    );
+    assert_eq!(a.status, 200, "{a:?}");
+    assert!(a.body.contains("tool top is async"), "{a:?}");
+}
+
+#[test]
+fn many_calls_are_in_flight_at_once_with_the_session_table_free() {
+    let http = Http::new(&TWIN_SHOP);
+    let mut sessions = Sessions::<4>::new();
+    let mut random = |id: &mut [u8; 16]| *id = [7; 16];
+    let headers = [
+        HOST,
+        ACCEPT,
+        CT,
+        MV,
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "top"),
+    ];
+    // Begin every call first (the table is lent only for that step)...
+    let mut buffers = Vec::new();
+    let mut pending = Vec::new();
+    for id in 0..8u32 {
+        let mut body = modern_call(id, "top", &format!(r#"{{"n":{}}}"#, id % 3)).into_bytes();
+        let mut out = vec![0u8; 4096];
+        let request = Request::new("POST", &headers, &mut body, 1);
+        match http.begin(&mut sessions, &mut random, request, &mut out) {
+            Begun::Call(call) => pending.push(call),
+            Begun::Response(r) => panic!("answered at once: {r:?}"),
+        }
+        buffers.push((body, out));
+    }
+    // ...then poll all their handlers in turn: each is pending at first.
+    type Finish<'a> = Pin<Box<dyn Future<Output = Response> + 'a>>;
+    let mut futures: Vec<(usize, Finish<'_>)> = buffers
+        .iter_mut()
+        .zip(pending)
+        .enumerate()
+        .map(|(i, ((body, out), call))| {
+            let f: Finish<'_> = Box::pin(http.finish(call, body, out, &Twins));
+            (i, f)
+        })
+        .collect();
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut done = Vec::new();
+    let mut rounds = 0;
+    while !futures.is_empty() {
+        rounds += 1;
+        futures.retain_mut(|(i, f)| match f.as_mut().poll(&mut cx) {
+            Poll::Ready(r) => {
+                done.push((*i, r));
+                false
+            }
+            Poll::Pending => true,
+        });
+    }
+    drop(futures);
+    // The twins are pending twice: all 8 were in flight together.
+    assert_eq!(rounds, 3);
+    assert_eq!(done.len(), 8);
+    for (i, r) in &done {
+        let out = &buffers[*i].1;
+        let body = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        assert_eq!(r.status, 200);
+        assert!(
+            body.starts_with(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":")),
+            "{body}"
+        );
+    }
+}
