@@ -105,6 +105,9 @@ step "interop over HTTP: the Python SDK's streamable_http_client drives http_boo
 cargo build --release --example http_bookshop
 scripts/interop_http.sh
 
+step "async tools over HTTP: 200 concurrent get_author calls awaiting a 200 ms timer answer within 2 s (scripts/http_delay.sh)"
+BLOCKING=0 scripts/http_delay.sh
+
 step "hostile HTTP clients: declared 413, header and body timeouts, the connection cap, EMFILE back-off"
 scripts/hostile_http.sh
 

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{LazyLock, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,10 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
+use picomcp::asynch::AsyncTools;
+use picomcp::http::{
+    Begun, Headers, Http, PendingCall, SessionId, SessionStore, Sessions, Streams,
+};
 use picomcp::server::Waiting;
 use picomcp::{Connection, Server};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -270,6 +273,12 @@ pub struct Limits {
     pub max_connections: usize,
     /// Seconds a sealed request state stays valid (0: forever).
     pub state_ttl_s: u64,
+    /// `--delay-ms N`: milliseconds an example's stand-in for an upstream
+    /// call waits (`http_bookshop`'s `get_author`); 0: none.
+    pub delay_ms: u64,
+    /// `--blocking-delay`: that wait blocks the worker thread (a sync
+    /// handler) instead of awaiting a timer, for comparison.
+    pub blocking_delay: bool,
 }
 
 impl Default for Limits {
@@ -286,6 +295,8 @@ impl Default for Limits {
             subject_header: None,
             max_connections: 512,
             state_ttl_s: 300,
+            delay_ms: 0,
+            blocking_delay: false,
         }
     }
 }
@@ -408,77 +419,167 @@ async fn serve_one<S: Sync + 'static, const N: usize>(
     };
     let now = start.elapsed().as_secs();
     let headers = HeaderView(&parts.headers);
-    let response = OUT.with(|out| {
-        let mut out = out.borrow_mut();
-        if out.len() != limits.max_response {
-            out.resize(limits.max_response, 0);
-        }
-        let mut request =
-            picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
-        if let Some(subject) = limits
-            .subject_header
-            .and_then(|name| parts.headers.get(name))
-        {
-            request = request.subject(subject.as_bytes());
-        }
-        // One store for every session; held only while the core runs.
-        let r = http.handle_streams(
-            &mut Locked(sessions),
-            &mut random_id,
-            &mut *lock(&WAITING),
-            &mut *lock(&NOTE_STREAMS),
-            request,
-            &mut out,
-        );
-        if r.poll_streams {
-            wake();
-        }
-        let bytes = Bytes::copy_from_slice(&out[..r.body_len]);
-        if let Some(delivery) = r.deliver {
-            // This request's output belongs on a waiting call's stream.
-            let mut streams = lock(&STREAMS);
-            if let Some(tx) = streams.get(&delivery.call.0)
-                && !bytes.is_empty()
+    let response = OUT.with(
+        |out| -> Result<Result<Response<Reply>, hyper::http::Error>, Box<CallJob>> {
+            let mut out = out.borrow_mut();
+            if out.len() != limits.max_response {
+                out.resize(limits.max_response, 0);
+            }
+            let mut request =
+                picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
+            if let Some(subject) = limits
+                .subject_header
+                .and_then(|name| parts.headers.get(name))
             {
-                let _ = tx.send(bytes);
+                request = request.subject(subject.as_bytes());
             }
-            if delivery.last {
-                streams.remove(&delivery.call.0); // ends the stream
+            // One store for every session; held only while the core runs,
+            // never while an async tool's handler awaits.
+            let r = match http.begin_streams(
+                &mut Locked(sessions),
+                &mut random_id,
+                &mut *lock(&WAITING),
+                &mut *lock(&NOTE_STREAMS),
+                request,
+                &mut out,
+            ) {
+                Begun::Response(r) => r,
+                Begun::Call(call) => {
+                    // The call's own output buffer, starting with the open answer.
+                    let mut own = vec![0u8; limits.max_response];
+                    own[..call.written()].copy_from_slice(&out[..call.written()]);
+                    return Err(Box::new((call, std::mem::take(&mut body), own)));
+                }
+            };
+            if r.poll_streams {
+                wake();
             }
-            return Response::builder()
-                .status(r.status)
-                .body(Reply::bytes(Bytes::new()));
-        }
-        let mut builder = Response::builder().status(r.status);
-        for (name, value) in r.headers() {
-            builder = builder.header(name, value);
-        }
-        if r.content_type == Some(picomcp::http::EVENT_STREAM) {
-            builder = builder.header("Cache-Control", "no-cache");
-        }
-        let mut reply = Reply::bytes(bytes);
-        if let Some(call) = r.hold {
-            let (tx, rx) = unbounded_channel();
-            lock(&STREAMS).insert(call.0, tx);
-            reply.rest = Some(rx);
-        }
-        if let Some(id) = r.stream {
-            let (tx, rx) = unbounded_channel();
-            reply.rest = Some(rx);
-            // A session's `GET` stream keeps its session in use; a listen
-            // stream belongs to no session.
-            let session = (parts.method == hyper::Method::GET).then_some((sessions, start));
-            tokio::spawn(notification_stream(
-                http,
-                id,
-                tx,
-                session,
-                limits.keep_alive_s,
-            ));
-        }
-        builder.body(reply)
-    });
+            let bytes = Bytes::copy_from_slice(&out[..r.body_len]);
+            if let Some(delivery) = r.deliver {
+                // This request's output belongs on a waiting call's stream.
+                let mut streams = lock(&STREAMS);
+                if let Some(tx) = streams.get(&delivery.call.0)
+                    && !bytes.is_empty()
+                {
+                    let _ = tx.send(bytes);
+                }
+                if delivery.last {
+                    streams.remove(&delivery.call.0); // ends the stream
+                }
+                return Ok(Response::builder()
+                    .status(r.status)
+                    .body(Reply::bytes(Bytes::new())));
+            }
+            let mut builder = Response::builder().status(r.status);
+            for (name, value) in r.headers() {
+                builder = builder.header(name, value);
+            }
+            if r.content_type == Some(picomcp::http::EVENT_STREAM) {
+                builder = builder.header("Cache-Control", "no-cache");
+            }
+            let mut reply = Reply::bytes(bytes);
+            if let Some(call) = r.hold {
+                let (tx, rx) = unbounded_channel();
+                lock(&STREAMS).insert(call.0, tx);
+                reply.rest = Some(rx);
+            }
+            if let Some(id) = r.stream {
+                let (tx, rx) = unbounded_channel();
+                reply.rest = Some(rx);
+                // A session's `GET` stream keeps its session in use; a listen
+                // stream belongs to no session.
+                let session = (parts.method == hyper::Method::GET).then_some((sessions, start));
+                tokio::spawn(notification_stream(
+                    http,
+                    id,
+                    tx,
+                    session,
+                    limits.keep_alive_s,
+                ));
+            }
+            Ok(builder.body(reply))
+        },
+    );
+    let response = match response {
+        Ok(r) => r,
+        Err(job) => finish_call(*job).await,
+    };
     Ok(response.unwrap_or_else(|_| plain(StatusCode::INTERNAL_SERVER_ERROR, "bad response\n")))
+}
+
+/// An async tool's call, stopped before its handler: the call, the request
+/// body and the call's output buffer.
+type CallJob = (PendingCall, Vec<u8>, Vec<u8>);
+
+/// The answer of a finished call: the response and its output buffer.
+type CallDone = (picomcp::http::Response, Vec<u8>);
+
+/// Where calls are sent to have their handlers awaited (see [`spawn_calls`]).
+static CALLS: OnceLock<UnboundedSender<(CallJob, tokio::sync::oneshot::Sender<CallDone>)>> =
+    OnceLock::new();
+
+/// Await async tools' handlers on a thread of their own: a current-thread
+/// tokio runtime and a `LocalSet`, where every call is a local task, so any
+/// number are in flight at once (a handler that awaits a timer or a socket
+/// holds no thread). Local, because a handler's future is not `Send` (its
+/// context holds the notification sink as a `&mut dyn Notify`).
+#[allow(dead_code)] // not every includer has async tools
+pub fn spawn_calls<S, A>(http: Http<'static, S>, tools: &'static A)
+where
+    S: Sync + 'static,
+    A: AsyncTools<S> + Sync + 'static,
+{
+    let (tx, mut rx) = unbounded_channel::<(CallJob, tokio::sync::oneshot::Sender<CallDone>)>();
+    if CALLS.set(tx).is_err() {
+        return;
+    }
+    std::thread::Builder::new()
+        .name("picomcp-calls".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("tokio runtime for calls");
+            let local = tokio::task::LocalSet::new();
+            local.block_on(&runtime, async move {
+                while let Some(((call, mut body, mut out), done)) = rx.recv().await {
+                    tokio::task::spawn_local(async move {
+                        let r = http.finish(call, &mut body, &mut out, tools).await;
+                        let _ = done.send((r, out));
+                    });
+                }
+            });
+        })
+        .expect("calls thread");
+}
+
+/// Have a call's handler awaited (on the calls thread) and build its
+/// response.
+async fn finish_call(job: CallJob) -> Result<Response<Reply>, hyper::http::Error> {
+    let Some(calls) = CALLS.get() else {
+        return Ok(plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "an async tool, but no calls thread\n",
+        ));
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    if calls.send((job, tx)).is_err() {
+        return Ok(plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "calls thread gone\n",
+        ));
+    }
+    let Ok((r, out)) = rx.await else {
+        return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "call dropped\n"));
+    };
+    let mut builder = Response::builder().status(r.status);
+    for (name, value) in r.headers() {
+        builder = builder.header(name, value);
+    }
+    if r.content_type == Some(picomcp::http::EVENT_STREAM) {
+        builder = builder.header("Cache-Control", "no-cache");
+    }
+    builder.body(Reply::bytes(Bytes::copy_from_slice(&out[..r.body_len])))
 }
 
 /// Serve `server` on `127.0.0.1:port`, endpoint `/mcp`, until killed.
@@ -672,6 +773,10 @@ pub fn args_from(
     let mut port = default_port;
     let mut limits = Limits::default();
     while let Some(arg) = args.next() {
+        if arg == "--blocking-delay" {
+            limits.blocking_delay = true;
+            continue;
+        }
         let text = args.next();
         let value = text.as_deref().and_then(|v| v.parse::<usize>().ok());
         match (arg.as_str(), value) {
@@ -688,6 +793,7 @@ pub fn args_from(
             }
             ("--max-connections", Some(n)) if n > 0 => limits.max_connections = n,
             ("--state-ttl-s", Some(n)) => limits.state_ttl_s = n as u64,
+            ("--delay-ms", Some(n)) => limits.delay_ms = n as u64,
             ("--key-file", _) if text.is_some() => {
                 limits.key_file = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }
