@@ -13,7 +13,8 @@ use std::task::{Context, Poll, Waker};
 use common::shop::Shop;
 use common::twins::{SYNC_SHOP, TWIN_SHOP, Twins};
 use picomcp::asynch::block_on;
-use picomcp::http::{Begun, Http, Request, Response, Sessions};
+use picomcp::http::call::Begun;
+use picomcp::http::{Http, Request, Response, Sessions};
 
 const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
 const CT: (&str, &str) = ("Content-Type", "application/json");

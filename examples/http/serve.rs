@@ -23,9 +23,8 @@ use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use picomcp::asynch::AsyncTools;
-use picomcp::http::{
-    Begun, Headers, Http, PendingCall, SessionId, SessionStore, Sessions, Streams,
-};
+use picomcp::http::call::{Begun, PendingCall};
+use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
 use picomcp::server::Waiting;
 use picomcp::{Connection, Server};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};

@@ -21,7 +21,7 @@ use super::{
     Headers, Http, Random, Request, Response, SessionStore, Status, Streams, Waiting, respond,
 };
 use crate::asynch::AsyncTools;
-use crate::server::Deferred;
+use crate::server::invoke::Deferred;
 
 /// An async tool's call that [`Http::begin`] stopped before its handler:
 /// finish it with [`Http::finish`].

@@ -165,7 +165,7 @@
 //! With feature `async-handlers`, a request is answered in two steps so
 //! that no lock the caller holds around the mapping (sessions, waiting
 //! calls, streams) is held while a handler awaits: `Http::begin` (or
-//! `Http::begin_streams`) routes and checks the request under the locks and
+//! `Http::begin_streams`, in [`call`]) routes and checks the request under the locks and
 //! either answers it or stops before an async tool's handler with a
 //! `PendingCall` (a plain value); the caller drops its locks and awaits
 //! `Http::finish` with the same body and output buffer. The response is the
@@ -175,7 +175,7 @@
 
 mod body;
 #[cfg(feature = "async-handlers")]
-mod call;
+pub mod call;
 mod headers;
 mod params;
 mod response;
@@ -185,8 +185,6 @@ mod stream;
 use core::fmt;
 
 use body::Body;
-#[cfg(feature = "async-handlers")]
-pub use call::{Begun, PendingCall};
 pub use headers::Headers;
 use headers::{
     accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed,
@@ -203,7 +201,8 @@ use crate::error::{HEADER_MISMATCH, INTERNAL_ERROR};
 use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
 use crate::schema::Schema;
-use crate::server::{CallEvent, Connection, Deferred, Origin, Server, Subject, Waiting};
+use crate::server::invoke::Deferred;
+use crate::server::{CallEvent, Connection, Origin, Server, Subject, Waiting};
 use crate::wire::json::{self, Limits, Outline};
 
 /// One HTTP request, as [`Http::handle`] needs it.

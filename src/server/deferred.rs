@@ -66,19 +66,30 @@ impl<S> Server<'_, S> {
         // straight into phase 2's future (scoped: no local of this future
         // keeps a copy across the await).
         let phase2 = {
-            let mut slot = None;
             let sink: Option<&mut dyn Notify> = match notify.as_mut() {
                 Some(n) => Some(&mut **n),
                 None => None,
             };
-            let answer =
-                self.handle_inner(conn, frame, out, sink, None, None, None, Some(&mut slot));
-            match slot {
-                Some(d) => self.finish_deferred(d, frame, out, notify, tools),
-                None => return answer.len,
+            match self.handle_or_defer(conn, frame, out, sink) {
+                Ok(d) => self.finish_deferred(d, frame, out, notify, tools),
+                Err(len) => return len,
             }
         };
         phase2.await.len
+    }
+
+    /// Phase 1: answer `frame` into `out` (`Err(n)`: the answer's length),
+    /// or stop before an async tool's handler (`Ok`: the record).
+    pub(crate) fn handle_or_defer(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        notify: Option<&mut dyn Notify>,
+    ) -> Result<Deferred, usize> {
+        let mut slot = None;
+        let answer = self.handle_inner(conn, frame, out, notify, None, None, None, Some(&mut slot));
+        slot.ok_or(answer.len)
     }
 
     /// Phase 2 of an async tool's call recorded in `deferred`: `frame` is

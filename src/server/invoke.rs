@@ -80,6 +80,13 @@ impl Deferred {
     pub(crate) fn written(&self) -> usize {
         self.out.written()
     }
+
+    /// The request's id as received (raw JSON), from the open answer in
+    /// `out` (the buffer phase 1 wrote into).
+    #[cfg(feature = "embedded-io-async")]
+    pub(crate) fn id<'o>(&self, out: &'o [u8]) -> &'o [u8] {
+        self.out.id(out)
+    }
 }
 
 /// Without async handlers nothing is ever deferred.

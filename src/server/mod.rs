@@ -45,7 +45,7 @@ mod complete;
 #[cfg(feature = "async-handlers")]
 mod deferred;
 mod index;
-mod invoke;
+pub(crate) mod invoke;
 mod lifecycle;
 mod list;
 mod listing;
@@ -60,7 +60,6 @@ mod tools;
 mod waiting;
 
 pub use index::ToolIndex;
-pub(crate) use invoke::Deferred;
 pub use listing::ListCache;
 pub(crate) use out::{Answer, write_error};
 pub(crate) use session::Origin;

@@ -71,6 +71,13 @@ impl OutMark {
     pub(super) fn written(&self) -> usize {
         self.at.0
     }
+
+    /// The id the answer echoes, in the buffer it is written in.
+    #[cfg(feature = "embedded-io-async")]
+    pub(super) fn id<'o>(&self, out: &'o [u8]) -> &'o [u8] {
+        out.get(self.start + PREFIX.len()..self.id_end)
+            .unwrap_or(&[])
+    }
 }
 
 /// A response under construction: `{"jsonrpc":"2.0","id":ID` is written.

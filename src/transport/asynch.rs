@@ -189,7 +189,11 @@ where
     }
 }
 
-async fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error<T::Error>> {
+pub(super) async fn send<T: Write>(
+    io: &mut T,
+    output: &[u8],
+    n: usize,
+) -> Result<(), Error<T::Error>> {
     match answer(output, n) {
         [] => Ok(()),
         bytes => write_all(io, bytes).await,
@@ -198,7 +202,10 @@ async fn send<T: Write>(io: &mut T, output: &[u8], n: usize) -> Result<(), Error
 
 /// `Write::write_all` without its panics: a `write` that returns `Ok(0)`
 /// for a non-empty buffer, or more than it was given, is [`Error::WriteZero`].
-async fn write_all<T: Write>(io: &mut T, mut bytes: &[u8]) -> Result<(), Error<T::Error>> {
+pub(super) async fn write_all<T: Write>(
+    io: &mut T,
+    mut bytes: &[u8],
+) -> Result<(), Error<T::Error>> {
     while !bytes.is_empty() {
         let n = io.write(bytes).await.map_err(Error::Write)?;
         bytes = rest_after_write(bytes, n)?;

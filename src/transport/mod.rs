@@ -44,12 +44,16 @@
 
 #[cfg(feature = "embedded-io-async")]
 mod asynch;
+#[cfg(all(feature = "embedded-io-async", feature = "async-handlers"))]
+mod awaiting;
 mod state;
 #[cfg(feature = "std")]
 mod stdio;
 
 #[cfg(feature = "embedded-io-async")]
 pub use asynch::{serve_async, serve_async_subscribed, serve_async_waiting};
+#[cfg(all(feature = "embedded-io-async", feature = "async-handlers"))]
+pub use awaiting::{MAX_CANCEL_ID, serve_async_tools};
 #[cfg(feature = "std")]
 pub use stdio::{Stdio, StdioWaker};
 

@@ -11,8 +11,8 @@ use crate::wire::frame::{LineFramer, Status};
 /// The I/O-free part of a serve loop: framing, dispatch and the connection.
 /// Both [`serve`] and `serve_async` drive it; they only add the I/O calls.
 pub(super) struct LoopState<'i, 'w> {
-    framer: LineFramer<&'i mut [u8]>,
-    conn: Connection,
+    pub(super) framer: LineFramer<&'i mut [u8]>,
+    pub(super) conn: Connection,
     /// Where this connection's calls wait for the client, if anywhere.
     waiting: Option<WaitingView<'w>>,
     /// This connection's subscriptions, if it keeps any.

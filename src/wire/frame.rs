@@ -256,6 +256,33 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
         }
     }
 
+    /// [`next_frame`](Self::next_frame), with the buffer after the frame:
+    /// `(status, rest, filled)`, where `rest[..filled]` are the bytes
+    /// buffered after a complete frame and `rest[filled..]` is free space
+    /// to read into while the frame is in use (never moved: empty when the
+    /// buffer is full). [`commit`](Self::commit) what was read once the
+    /// frame is done with. For any other status `rest` is empty.
+    pub fn next_frame_with_rest(&mut self) -> (Status<'_>, &mut [u8], usize) {
+        // Positions first (the borrow of the frame ends here).
+        let (at, len) = match self.next_frame() {
+            Status::Complete(line) => (line.as_ptr() as usize, line.len()),
+            Status::Partial => return (Status::Partial, &mut [], 0),
+            Status::Overflow { limit } => return (Status::Overflow { limit }, &mut [], 0),
+        };
+        let (start, end) = (self.start, self.end);
+        let buf = self.buf.as_mut();
+        let line_start = at.wrapping_sub(buf.as_ptr() as usize);
+        match buf.get_mut(line_start..) {
+            Some(from_line) if start >= line_start && start - line_start >= len => {
+                let (head, rest) = from_line.split_at_mut(start - line_start);
+                let line = head.get_mut(..len).unwrap_or(&mut []);
+                (Status::Complete(line), rest, end - start)
+            }
+            // Unreachable: the line lies before `start`.
+            _ => (Status::Partial, &mut [], 0),
+        }
+    }
+
     /// At end of input: the buffered bytes of a last line that had no
     /// newline (without one trailing `\r`), if any: `None` when nothing, or
     /// only the tail of an oversized line, is left. Call it once
@@ -304,6 +331,36 @@ mod reference;
 mod tests {
     use super::*;
     use std::vec::Vec;
+
+    #[test]
+    fn a_frame_with_the_rest_of_the_buffer_to_read_into() {
+        let mut f = LineFramer::new([0u8; 16]);
+        assert_eq!(f.feed(b"ab\r\ncd"), 6);
+        let (status, rest, filled) = f.next_frame_with_rest();
+        let Status::Complete(line) = status else {
+            panic!("a line");
+        };
+        assert_eq!(line, b"ab");
+        // `cd` is buffered after it, then 10 free bytes.
+        assert_eq!((filled, rest.len()), (2, 12));
+        assert_eq!(&rest[..filled], b"cd");
+        rest[filled..filled + 3].copy_from_slice(b"e\nx");
+        line[0] = b'A'; // the frame stays usable meanwhile
+        f.commit(3);
+        assert_eq!(f.next_frame(), Status::Complete(&mut b"cde".to_vec()));
+        let (status, rest, filled) = f.next_frame_with_rest();
+        assert_eq!((status, rest.len(), filled), (Status::Partial, 0, 0));
+        // An overflow has no rest either.
+        let mut g = LineFramer::new([0u8; 2]);
+        g.feed(b"xy");
+        g.commit(0);
+        assert_eq!(g.next_frame(), Status::Partial);
+        let look = g.spare();
+        look[0] = b'z';
+        g.commit(1);
+        let (status, rest, _) = g.next_frame_with_rest();
+        assert_eq!((status, rest.len()), (Status::Overflow { limit: 2 }, 0));
+    }
 
     /// Feed `input` in chunks of `chunk` bytes; collect lines (as strings) and
     /// overflow reports (as "!OVERFLOW").
