@@ -19,9 +19,11 @@
 //! notifications share the `output` buffer with the response (a notification
 //! that no longer fits is dropped, as `Reply::progress` reports).
 //!
-//! Handlers themselves are synchronous in both loops; `serve_async` awaits
-//! only the transport, so it yields to other tasks whenever input is not
-//! there yet or output cannot be taken.
+//! Handlers are synchronous in these loops; they await only the transport,
+//! so they yield to other tasks whenever input is not there yet or output
+//! cannot be taken. For async tools (feature `async-handlers`), whose
+//! notifications are written while they run and which a
+//! `notifications/cancelled` drops, see `serve_async_tools`.
 //!
 //! [`Server::handle`]: crate::Server::handle
 
