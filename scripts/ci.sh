@@ -108,6 +108,9 @@ scripts/interop_http.sh
 step "async tools over HTTP: 200 concurrent get_author calls awaiting a 200 ms timer answer within 2 s (scripts/http_delay.sh)"
 BLOCKING=0 scripts/http_delay.sh
 
+step "interop over HTTP with get_author as an async tool (--delay-ms 20): the Python SDK client's checks"
+SERVER_ARGS="--delay-ms 20" scripts/interop_http.sh
+
 step "hostile HTTP clients: declared 413, header and body timeouts, the connection cap, EMFILE back-off"
 scripts/hostile_http.sh
 

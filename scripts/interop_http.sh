@@ -11,6 +11,7 @@
 #   scripts/interop_http.sh            # every legacy check (--all)
 #   scripts/interop_http.sh --asking   # only the reserve/blurb ones and what they stand on
 #   PORT=3103 scripts/interop_http.sh
+#   SERVER_ARGS="--delay-ms 20" scripts/interop_http.sh   # get_author as an async tool
 # Build first: cargo build --release --example http_bookshop
 #
 # The venv is that of scripts/interop.sh (${PICOMCP_VENV:-target/interop-venv},
@@ -41,7 +42,8 @@ fi
 [ -x "$BIN" ] || { echo "interop_http: $BIN not found (cargo build --release --example http_bookshop)" >&2; exit 1; }
 source scripts/lib/serve_http.sh
 LOG=target/interop-http-server.log
-start_http_server interop_http "$LOG" "$BIN" --port "$PORT"
+# shellcheck disable=SC2086 # SERVER_ARGS is a list of words
+start_http_server interop_http "$LOG" "$BIN" --port "$PORT" ${SERVER_ARGS:-}
 
 echo "interop_http: tests/interop/test_http.py ${which:-(asking checks)} against $URL"
 status=0

@@ -47,7 +47,7 @@ pub(crate) struct Binding<'k> {
     pub(crate) expiry: Option<(u64, u64)>,
     /// The digest of the subject the request was authenticated as
     /// ([`crate::server::Subject`]), when the caller said.
-    pub(crate) subject: Option<&'k [u8; 32]>,
+    pub(crate) subject: Option<[u8; 32]>,
 }
 
 /// SHA-256 of a JSON value with whitespace outside strings skipped.
@@ -266,7 +266,7 @@ mod tests {
             _ => &empty_s,
         };
         let of = |s: &[u8]| Binding {
-            subject: Some(subject(s)),
+            subject: Some(*subject(s)),
             ..plain
         };
         let alice = sealed(&of(b"alice"), b"confirm");

@@ -282,3 +282,74 @@ fn many_calls_are_in_flight_at_once_with_the_session_table_free() {
         );
     }
 }
+
+/// Request state sealed for a subject (`Request::subject`) is bound to it
+/// through an async tool's call as through a sync one.
+#[test]
+fn request_state_stays_bound_to_its_subject_through_an_async_call() {
+    let headers = [
+        HOST,
+        ACCEPT,
+        CT,
+        MV,
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "reserve"),
+    ];
+    let env = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+    let send = |twins: bool, subject: Option<&str>, body: &str| -> Answer {
+        let mut e = Endpoint::new(twins);
+        let mut body = body.as_bytes().to_vec();
+        let mut out = vec![0u8; 8192];
+        let mut random = |id: &mut [u8; 16]| *id = [1; 16];
+        let mut request = Request::new("POST", &headers, &mut body, 1);
+        if let Some(s) = subject {
+            request = request.subject(s.as_bytes());
+        }
+        if twins {
+            match e
+                .http
+                .begin(&mut e.sessions, &mut random, request, &mut out)
+            {
+                Begun::Response(r) => Answer::of(&r, &out),
+                Begun::Call(call) => {
+                    let r = block_on(e.http.finish(call, &mut body, &mut out, &Twins));
+                    Answer::of(&r, &out)
+                }
+            }
+        } else {
+            let r = e
+                .http
+                .handle(&mut e.sessions, &mut random, request, &mut out);
+            Answer::of(&r, &out)
+        }
+    };
+    let first = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"reserve","arguments":{{"title":"Dune"}},{env}}}}}"#
+    );
+    for issuer in [false, true] {
+        let asked = send(issuer, Some("alice"), &first);
+        let v: serde_json::Value = serde_json::from_str(&asked.body).unwrap();
+        let state = v["result"]["requestState"]
+            .as_str()
+            .expect("requestState")
+            .to_owned();
+        let retry = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"reserve","arguments":{{"title":"Dune"}},"requestState":"{state}","inputResponses":{{"confirm":{{"action":"accept","content":{{"confirm":true}}}}}},{env}}}}}"#
+        );
+        for twins in [false, true] {
+            let alice = send(twins, Some("alice"), &retry);
+            assert!(
+                alice.body.contains("Reserved Dune"),
+                "{issuer} {twins}: {alice:?}"
+            );
+            for other in [Some("bob"), None] {
+                let refused = send(twins, other, &retry);
+                assert!(
+                    refused.body.contains("\"code\":-32602")
+                        && refused.body.contains("Invalid requestState"),
+                    "issued by twins={issuer}, retried by twins={twins} as {other:?}: {refused:?}"
+                );
+            }
+        }
+    }
+}

@@ -53,8 +53,9 @@ pub(super) struct RequestInfo<'n> {
     asking: Asking,
     /// A handshake-era call run again with the client's answers.
     retry: Option<Mrtr<'n>>,
-    /// 2026-07-28: whom the caller authenticated the request as.
-    subject: Option<&'n Subject>,
+    /// 2026-07-28: whom the caller authenticated the request as (a copy:
+    /// an async tool's call keeps it across its handler).
+    subject: Option<Subject>,
     /// Where an async tool's call is recorded for the caller to finish.
     defer: Option<&'n mut Option<Deferred>>,
 }
@@ -104,6 +105,8 @@ pub(super) struct Detached {
     progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
     named: NamedSpans,
     asking: Asking,
+    /// Whom the caller authenticated the request as (state is bound to it).
+    subject: Option<Subject>,
 }
 
 impl<'n> RequestInfo<'n> {
@@ -153,7 +156,7 @@ impl<'n> RequestInfo<'n> {
             named: facts.named,
             asking: Asking::Modern,
             retry: None,
-            subject,
+            subject: subject.copied(),
             defer: None,
         }
     }
@@ -180,6 +183,7 @@ impl<'n> RequestInfo<'n> {
             progress: self.progress,
             named: self.named,
             asking: self.asking,
+            subject: self.subject,
         }
     }
 
@@ -196,7 +200,7 @@ impl<'n> RequestInfo<'n> {
             named: d.named,
             asking: d.asking,
             retry: None,
-            subject: None,
+            subject: d.subject,
             defer: None,
         }
     }
@@ -261,7 +265,7 @@ impl<'s, S> Server<'s, S> {
             name: [name],
             args: crate::seal::digest_json(args),
             expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
-            subject: info.subject.map(|s| &s.0),
+            subject: info.subject.map(|s| s.0),
         });
         let state = match crate::context::state_raw(params) {
             None => None,
