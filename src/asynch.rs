@@ -1,4 +1,5 @@
-//! Handlers that await: async tools, still without a heap.
+//! Handlers that await: async tools and resource reads, still without a
+//! heap.
 //!
 //! A plain tool handler is a `fn`; an async one is an `async fn` with the
 //! same arguments and the same [`ToolOutcome`]:
@@ -45,7 +46,7 @@
 //!
 //! [`async_tools!`](crate::async_tools) generates a unit struct, one
 //! [`Tool`] constant per handler (registered with the other tools, in the
-//! same `&[Tool<S>]`) and an [`AsyncTools`] implementation whose `call` is
+//! same `&[Tool<S>]`) and an [`AsyncHandlers`] implementation whose `call` is
 //! one `async fn` that matches the tool's index and awaits that handler. The
 //! compiler lays that future out as an enum of the handlers' futures: its
 //! size is the largest handler's state plus a discriminant, known at compile
@@ -79,7 +80,9 @@
 //! is answered as a call that cannot wait (2026-07-28's `input_required`
 //! works); an async tool inside a JSON-RPC batch, or served by a plain
 //! [`Server::handle`], is answered `-32603` saying the tool is async.
-//! Resources, prompts and completion are still sync.
+//! Resource reads (fixed URIs and templates) can be async too
+//! ([`async_handlers!`](crate::async_handlers)); prompts and completion are
+//! still sync.
 //!
 //! [`Server::handle`]: crate::Server::handle
 //! [`Server::handle_async`]: crate::Server::handle_async
@@ -92,35 +95,66 @@ use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
+use crate::resource::{Contents, ReadRequest, ResourceFailure, ResourceOutcome};
 use crate::tool::{Arguments, Reply, ToolOutcome};
 
 /// The async tool handlers of a server, dispatched statically. Implemented
 /// by [`async_tools!`](crate::async_tools); `index` is the one its
 /// [`Tool::awaiting`](crate::tool::Tool::awaiting) constants carry.
-pub trait AsyncTools<S> {
+pub trait AsyncHandlers<S> {
     /// Run the handler of async tool `index` to its outcome. An index this
     /// registry does not have is answered with a protocol error.
-    fn call<'a, 'r>(
+    fn call_tool<'a, 'r>(
         &'a self,
         index: u16,
         state: &'a S,
         args: Arguments<'a>,
         reply: Reply<'r>,
-    ) -> impl Future<Output = ToolOutcome<'a>>;
+    ) -> impl Future<Output = ToolOutcome<'a>> {
+        let _ = (index, state, args, reply);
+        async { Err(unknown_index()) }
+    }
+
+    /// Read async fixed resource `index` ([`Resource::awaiting`]).
+    ///
+    /// [`Resource::awaiting`]: crate::resource::Resource::awaiting
+    fn read_resource<'a, 'r>(
+        &'a self,
+        index: u16,
+        state: &'a S,
+        request: ReadRequest<'a>,
+        contents: Contents<'r>,
+    ) -> impl Future<Output = ResourceOutcome<'a>> {
+        let _ = (index, state, request, contents);
+        async { Err(unknown_read()) }
+    }
+
+    /// Read through async URI template `index`
+    /// ([`ResourceTemplate::awaiting`]).
+    ///
+    /// [`ResourceTemplate::awaiting`]: crate::resource::ResourceTemplate::awaiting
+    fn read_template<'a, 'r>(
+        &'a self,
+        index: u16,
+        state: &'a S,
+        request: ReadRequest<'a>,
+        contents: Contents<'r>,
+    ) -> impl Future<Output = ResourceOutcome<'a>> {
+        let _ = (index, state, request, contents);
+        async { Err(unknown_read()) }
+    }
 }
 
-/// No async tools: a server whose tools are all sync can still be served
-/// through [`Server::handle_async`](crate::Server::handle_async).
-impl<S> AsyncTools<S> for () {
-    async fn call<'a, 'r>(
-        &'a self,
-        _: u16,
-        _: &'a S,
-        _: Arguments<'a>,
-        _: Reply<'r>,
-    ) -> ToolOutcome<'a> {
-        Err(unknown_index())
-    }
+/// No async handlers: a server whose handlers are all sync can still be
+/// served through [`Server::handle_async`](crate::Server::handle_async).
+impl<S> AsyncHandlers<S> for () {}
+
+/// The failure of a read at an index no handler has.
+#[doc(hidden)]
+pub fn unknown_read() -> ResourceFailure<'static> {
+    ResourceFailure::Protocol(crate::error::ProtocolError::internal(
+        "no async handler is registered at this resource's index",
+    ))
 }
 
 /// The failure of an index no handler has (a `Tool::awaiting` built by hand
@@ -132,17 +166,95 @@ pub fn unknown_index() -> crate::tool::ToolFailure<'static> {
     ))
 }
 
-/// Declare async tools: a unit struct implementing [`AsyncTools`] and one
-/// [`Tool`](crate::tool::Tool) constant per handler (see the
-/// [module docs](self)).
+/// Declare async handlers: a unit struct implementing [`AsyncHandlers`]
+/// and one registration constant per handler, to list with the server's
+/// other tools, resources and templates (see the [module docs](self)).
 ///
-/// Each entry is `NAME: DESCRIPTOR => HANDLER`, where `HANDLER` is an
-/// `async fn(&S, Arguments<'a>, Reply<'_>) -> ToolOutcome<'a>`, or
-/// `NAME: DESCRIPTOR, args: T => HANDLER`, where the arguments are first
-/// parsed into `T` (a mismatch is a tool error, as with
-/// [`Arguments::parse`]) and `HANDLER` is an
-/// `async fn(&S, T, Reply<'_>) -> ToolOutcome<'a>`; with the `derive`
-/// feature, `T`'s schema is `<T as HasSchema>::SCHEMA`.
+/// ```text
+/// picomcp::async_handlers! {
+///     pub struct Shop for State {
+///         tools {
+///             GET_AUTHOR: DESCRIPTOR => get_author,
+///             TOP: DESCRIPTOR, args: TopArgs => top,
+///         }
+///         resources {
+///             SENSOR: RESOURCE_DESCRIPTOR => read_sensor,
+///         }
+///         templates {
+///             BOOK: TEMPLATE_DESCRIPTOR => read_book,
+///         }
+///     }
+/// }
+/// ```
+///
+/// Every section is optional. A tool entry is `NAME: DESCRIPTOR => HANDLER`,
+/// where `HANDLER` is an `async fn(&S, Arguments<'a>, Reply<'_>) ->
+/// ToolOutcome<'a>`, or `NAME: DESCRIPTOR, args: T => HANDLER`, where the
+/// arguments are first parsed into `T` (a mismatch is a tool error, as with
+/// [`Arguments::parse`]) and `HANDLER` is an `async fn(&S, T, Reply<'_>) ->
+/// ToolOutcome<'a>`; with the `derive` feature, `T`'s schema is `<T as
+/// HasSchema>::SCHEMA`. A resource or template entry is `NAME: DESCRIPTOR
+/// => HANDLER` with an `async fn(&S, ReadRequest<'a>, Contents<'_>) ->
+/// ResourceOutcome<'a>`. The constants are `Tool<S>`, `Resource<S>` and
+/// `ResourceTemplate<S>`.
+#[macro_export]
+macro_rules! async_handlers {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident for $state:ty {
+            $(tools { $($tools:tt)* })?
+            $(resources { $($res:tt)* })?
+            $(templates { $($tpl:tt)* })?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default)]
+        $vis struct $name;
+        $crate::__async_tools!(@consts $name $state [0u16] $($($tools)*)?);
+        $crate::__async_reads!(@consts $name Resource $state, [0u16] $($($res)*)?);
+        $crate::__async_reads!(@consts $name ResourceTemplate $state, [0u16] $($($tpl)*)?);
+        impl $crate::asynch::AsyncHandlers<$state> for $name {
+            #[allow(unused_variables, clippy::needless_return)]
+            async fn call_tool<'a, 'r>(
+                &'a self,
+                index: u16,
+                state: &'a $state,
+                args: $crate::tool::Arguments<'a>,
+                reply: $crate::tool::Reply<'r>,
+            ) -> $crate::tool::ToolOutcome<'a> {
+                $crate::__async_tools!(@arms index state args reply [0u16] $($($tools)*)?);
+                Err($crate::asynch::unknown_index())
+            }
+
+            #[allow(unused_variables, clippy::needless_return)]
+            async fn read_resource<'a, 'r>(
+                &'a self,
+                index: u16,
+                state: &'a $state,
+                request: $crate::resource::ReadRequest<'a>,
+                contents: $crate::resource::Contents<'r>,
+            ) -> $crate::resource::ResourceOutcome<'a> {
+                $crate::__async_reads!(@arms index state request contents [0u16] $($($res)*)?);
+                Err($crate::asynch::unknown_read())
+            }
+
+            #[allow(unused_variables, clippy::needless_return)]
+            async fn read_template<'a, 'r>(
+                &'a self,
+                index: u16,
+                state: &'a $state,
+                request: $crate::resource::ReadRequest<'a>,
+                contents: $crate::resource::Contents<'r>,
+            ) -> $crate::resource::ResourceOutcome<'a> {
+                $crate::__async_reads!(@arms index state request contents [0u16] $($($tpl)*)?);
+                Err($crate::asynch::unknown_read())
+            }
+        }
+    };
+}
+
+/// [`async_handlers!`](crate::async_handlers) with tools only: `struct X
+/// for S { TOOL entries }` (see there for the entries).
 #[macro_export]
 macro_rules! async_tools {
     (
@@ -151,21 +263,10 @@ macro_rules! async_tools {
             $($body:tt)*
         }
     ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, Default)]
-        $vis struct $name;
-        $crate::__async_tools!(@consts $name $state [0u16] $($body)*);
-        impl $crate::asynch::AsyncTools<$state> for $name {
-            #[allow(unused_variables, clippy::needless_return)]
-            async fn call<'a, 'r>(
-                &'a self,
-                index: u16,
-                state: &'a $state,
-                args: $crate::tool::Arguments<'a>,
-                reply: $crate::tool::Reply<'r>,
-            ) -> $crate::tool::ToolOutcome<'a> {
-                $crate::__async_tools!(@arms index state args reply [0u16] $($body)*);
-                Err($crate::asynch::unknown_index())
+        $crate::async_handlers! {
+            $(#[$meta])*
+            $vis struct $name for $state {
+                tools { $($body)* }
             }
         }
     };
@@ -198,6 +299,29 @@ macro_rules! __async_tools {
             return $h($s, parsed, $r).await;
         }
         $crate::__async_tools!(@arms $index $s $a $r [$i + 1] $($($rest)*)?);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __async_reads {
+    (@consts $name:ident $kind:ident $state:ty, [$i:expr]) => {};
+    (@consts $name:ident $kind:ident $state:ty, [$i:expr]
+        $(#[$m:meta])* $res:ident : $desc:expr => $h:path $(, $($rest:tt)*)?) => {
+        impl $name {
+            $(#[$m])*
+            pub const $res: $crate::resource::$kind<$state> =
+                $crate::resource::$kind::awaiting($desc, $i);
+        }
+        $crate::__async_reads!(@consts $name $kind $state, [$i + 1] $($($rest)*)?);
+    };
+    (@arms $index:ident $s:ident $q:ident $c:ident [$i:expr]) => {};
+    (@arms $index:ident $s:ident $q:ident $c:ident [$i:expr]
+        $(#[$m:meta])* $res:ident : $desc:expr => $h:path $(, $($rest:tt)*)?) => {
+        if $index == $i {
+            return $h($s, $q, $c).await;
+        }
+        $crate::__async_reads!(@arms $index $s $q $c [$i + 1] $($($rest)*)?);
     };
 }
 

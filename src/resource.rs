@@ -185,13 +185,49 @@ impl<'s> TemplateDescriptor<'s> {
 
 crate::context::registration!(
     /// A registered fixed resource.
-    Resource(ResourceDescriptor, ResourceFn)
+    Resource(ResourceDescriptor, ResourceFn, awaits)
 );
 
 crate::context::registration!(
     /// A registered URI template.
-    ResourceTemplate(TemplateDescriptor, ResourceFn)
+    ResourceTemplate(TemplateDescriptor, ResourceFn, awaits)
 );
+
+#[cfg(feature = "async-handlers")]
+impl<S> Resource<S> {
+    /// An async resource: read by the handler at `index` of the server's
+    /// [`AsyncHandlers::read_resource`](crate::asynch::AsyncHandlers::read_resource)
+    /// ([`async_handlers!`](crate::async_handlers) writes these constants).
+    pub const fn awaiting(descriptor: ResourceDescriptor<'static>, index: u16) -> Self {
+        Self {
+            descriptor,
+            handler: needs_async,
+            awaits: Some(index),
+        }
+    }
+}
+
+#[cfg(feature = "async-handlers")]
+impl<S> ResourceTemplate<S> {
+    /// An async URI template: read by the handler at `index` of the
+    /// server's [`AsyncHandlers::read_template`](crate::asynch::AsyncHandlers::read_template).
+    pub const fn awaiting(descriptor: TemplateDescriptor<'static>, index: u16) -> Self {
+        Self {
+            descriptor,
+            handler: needs_async,
+            awaits: Some(index),
+        }
+    }
+}
+
+/// The `handler` of an async resource, for a caller that invokes it
+/// directly: it cannot read.
+#[cfg(feature = "async-handlers")]
+fn needs_async<'a, S>(_: &'a S, _: ReadRequest<'a>, _: Contents<'_>) -> ResourceOutcome<'a> {
+    Err(ResourceFailure::Protocol(ProtocolError::internal(
+        "this resource is async: serve it with Server::handle_async",
+    )))
+}
 
 /// Most variables one template may have.
 pub const MAX_VARS: usize = 8;

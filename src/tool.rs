@@ -133,7 +133,7 @@ crate::context::registration!(
 #[cfg(feature = "async-handlers")]
 impl<S> Tool<S> {
     /// An async tool: its handler is the one at `index` of the server's
-    /// [`AsyncTools`](crate::asynch::AsyncTools), run by
+    /// [`AsyncHandlers`](crate::asynch::AsyncHandlers), run by
     /// [`Server::handle_async`](crate::Server::handle_async).
     /// [`async_tools!`](crate::async_tools) writes these constants (and
     /// numbers them); a plain [`Server::handle`](crate::Server::handle)

@@ -92,7 +92,7 @@ fn lines(ls: &[&str]) -> Vec<u8> {
         .collect()
 }
 
-fn run<S, A: picomcp::asynch::AsyncTools<S>>(
+fn run<S, A: picomcp::asynch::AsyncHandlers<S>>(
     server: &Server<'_, S>,
     tools: &A,
     chunks: Vec<Vec<u8>>,

@@ -22,7 +22,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use picomcp::asynch::AsyncTools;
+use picomcp::asynch::AsyncHandlers;
 use picomcp::http::call::{Begun, PendingCall};
 use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
 use picomcp::server::Waiting;
@@ -526,7 +526,7 @@ static CALLS: OnceLock<UnboundedSender<(CallJob, tokio::sync::oneshot::Sender<Ca
 pub fn spawn_calls<S, A>(http: Http<'static, S>, tools: &'static A)
 where
     S: Sync + 'static,
-    A: AsyncTools<S> + Sync + 'static,
+    A: AsyncHandlers<S> + Sync + 'static,
 {
     let (tx, mut rx) = unbounded_channel::<(CallJob, tokio::sync::oneshot::Sender<CallDone>)>();
     if CALLS.set(tx).is_err() {

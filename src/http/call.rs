@@ -20,7 +20,7 @@
 use super::{
     Headers, Http, Random, Request, Response, SessionStore, Status, Streams, Waiting, respond,
 };
-use crate::asynch::AsyncTools;
+use crate::asynch::AsyncHandlers;
 use crate::server::invoke::Deferred;
 
 /// An async tool's call that [`Http::begin`] stopped before its handler:
@@ -133,7 +133,7 @@ impl<S> Http<'_, S> {
     /// buffer it wrote into (or a copy of its first
     /// [`written`](PendingCall::written) bytes). A handler's notifications
     /// come first in the response (as SSE), as with `handle`.
-    pub async fn finish<A: AsyncTools<S>>(
+    pub async fn finish<A: AsyncHandlers<S>>(
         &self,
         call: PendingCall,
         body: &mut [u8],

@@ -6,11 +6,12 @@
 
 use super::Connection;
 use super::Server;
-use super::invoke::{Deferred, Ran, RequestInfo};
+use super::invoke::{Deferral, Deferred, Ran, RequestInfo};
 use super::out::{Answer, Out, answer_writer, finish};
 use super::params::split_spans;
-use crate::asynch::AsyncTools;
+use crate::asynch::AsyncHandlers;
 use crate::context::{Notify, Track};
+use crate::resource::{Contents, ReadRequest};
 use crate::tool::{Arguments, Reply, ReplyState};
 use crate::wire::json::Value;
 
@@ -29,7 +30,7 @@ impl<S> Server<'_, S> {
     ///
     /// [`Tool::awaiting`]: crate::tool::Tool::awaiting
     #[must_use = "the answer is out[..n]: send it"]
-    pub fn handle_async<A: AsyncTools<S>>(
+    pub fn handle_async<A: AsyncHandlers<S>>(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
@@ -43,7 +44,7 @@ impl<S> Server<'_, S> {
     /// handler sends passed to `notify` the moment it is written, while the
     /// handler's future is still pending; `out` then holds only the answer.
     #[must_use = "the answer is out[..n]: send it"]
-    pub fn handle_async_with<A: AsyncTools<S>>(
+    pub fn handle_async_with<A: AsyncHandlers<S>>(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
@@ -54,7 +55,7 @@ impl<S> Server<'_, S> {
         self.handle_async_inner(conn, frame, out, Some(notify), tools)
     }
 
-    async fn handle_async_inner<A: AsyncTools<S>>(
+    async fn handle_async_inner<A: AsyncHandlers<S>>(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
@@ -97,19 +98,17 @@ impl<S> Server<'_, S> {
     /// (`out[..deferred.written()]`). The MRTR input, the handler's context
     /// over the open answer, the handler awaited, the result closed by the
     /// sync code.
-    pub(crate) fn finish_deferred<A: AsyncTools<S>>(
+    pub(crate) fn finish_deferred<A: AsyncHandlers<S>>(
         &self,
         deferred: Deferred,
         frame: &mut [u8],
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
-        tools: &A,
+        handlers: &A,
     ) -> impl Future<Output = Answer> {
         // Taken apart before the future is made: it keeps the pieces only.
         let Deferred {
-            tool: at,
-            params,
-            args: args_span,
+            what,
             info,
             out: mark,
         } = deferred;
@@ -117,47 +116,109 @@ impl<S> Server<'_, S> {
         async move {
             let mut w = answer_writer(out);
             let mut resp = Out::resume(&mut w, mark, self.info);
-            let wrote = 'call: {
-                let Some(tool) = self.tools.get(at) else {
-                    break 'call resp.invalid_params();
-                };
-                let index = tool.awaits.unwrap_or(u16::MAX);
-                let (args, input) = {
-                    let whole: &[u8] = frame;
-                    let params = params.and_then(|r| whole.get(r)).map(Value::trusted);
-                    let args = match args_span.clone() {
-                        Some(r) => whole.get(r).unwrap_or(b"{}"),
-                        None => b"{}",
+            let wrote = match what {
+                Deferral::Tool { at, params, args } => 'call: {
+                    let Some(tool) = self.tools.get(at) else {
+                        break 'call resp.invalid_params();
                     };
-                    let name = tool.descriptor.name.as_bytes();
-                    let mrtr = match params
-                        .map(|p| self.mrtr_spans(&info, &p, whole, "tools/call", name, args))
-                    {
-                        Some(Ok(spans)) => spans,
-                        _ => break 'call resp.invalid_params(),
+                    let index = tool.awaits.unwrap_or(u16::MAX);
+                    let args_span = args;
+                    let (args, input) = {
+                        let whole: &[u8] = frame;
+                        let params = params.and_then(|r| whole.get(r)).map(Value::trusted);
+                        let args = match args_span.clone() {
+                            Some(r) => whole.get(r).unwrap_or(b"{}"),
+                            None => b"{}",
+                        };
+                        let name = tool.descriptor.name.as_bytes();
+                        let mrtr = match params
+                            .map(|p| self.mrtr_spans(&info, &p, whole, "tools/call", name, args))
+                        {
+                            Some(Ok(spans)) => spans,
+                            _ => break 'call resp.invalid_params(),
+                        };
+                        let [args, state, responses] =
+                            split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
+                        let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
+                            break 'call Self::bad_state(resp);
+                        };
+                        (args, input)
                     };
-                    let [args, state, responses] =
-                        split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
-                    let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
-                        break 'call Self::bad_state(resp);
+                    let mut empty = *b"{}";
+                    let args = Arguments::new(args.unwrap_or(&mut empty));
+                    let mut state = ReplyState::default();
+                    // `run_handler`, awaiting.
+                    let body_start = resp.open_result();
+                    let mut track = Track::default();
+                    let outcome = {
+                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
+                        handlers
+                            .call_tool(index, &self.state, args, Reply::new(ctx, &mut state))
+                            .await
                     };
-                    (args, input)
-                };
-                let mut empty = *b"{}";
-                let args = Arguments::new(args.unwrap_or(&mut empty));
-                let mut state = ReplyState::default();
-                // `run_handler`, awaiting.
-                let body_start = resp.open_result();
-                let mut track = Track::default();
-                let outcome = {
-                    let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
-                    tools
-                        .call(index, &self.state, args, Reply::new(ctx, &mut state))
-                        .await
-                };
-                resp.w.resume(track.len, track.limit, track.overflow);
-                let ran = Ran { body_start, track };
-                self.tool_answer(tool, outcome, &ran, state, &info, resp)
+                    resp.w.resume(track.len, track.limit, track.overflow);
+                    let ran = Ran { body_start, track };
+                    self.tool_answer(tool, outcome, &ran, state, &info, resp)
+                }
+                Deferral::Read {
+                    template,
+                    at,
+                    uri,
+                    binding,
+                    state,
+                    responses,
+                } => 'read: {
+                    let index = if template {
+                        self.templates.get(at).and_then(|t| t.awaits)
+                    } else {
+                        self.resources.get(at).and_then(|r| r.awaits)
+                    };
+                    let Some(index) = index else {
+                        break 'read resp.invalid_params();
+                    };
+                    let (uri, cache, request, input) = {
+                        let binding = binding.and_then(|(args, expiry)| {
+                            self.state_key.map(|key| crate::seal::Binding {
+                                key,
+                                method: "resources/read",
+                                name: [b""],
+                                args,
+                                expiry,
+                                subject: info.subject_digest(),
+                            })
+                        });
+                        let [uri, state, responses] =
+                            split_spans(frame, [Some(uri), state, responses]);
+                        let Some(uri) = uri.and_then(|u| core::str::from_utf8(u).ok()) else {
+                            break 'read resp.invalid_params();
+                        };
+                        let Some(found) = self.find_read(uri) else {
+                            break 'read resp.invalid_params();
+                        };
+                        let Ok(input) = Self::mrtr_input(binding, state, responses) else {
+                            break 'read Self::bad_state(resp);
+                        };
+                        (uri, found.cache, ReadRequest::new(uri, found.vars), input)
+                    };
+                    let body_start = resp.open_result();
+                    let mut track = Track::default();
+                    let outcome = {
+                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
+                        let contents = Contents::new(ctx);
+                        if template {
+                            handlers
+                                .read_template(index, &self.state, request, contents)
+                                .await
+                        } else {
+                            handlers
+                                .read_resource(index, &self.state, request, contents)
+                                .await
+                        }
+                    };
+                    resp.w.resume(track.len, track.limit, track.overflow);
+                    let ran = Ran { body_start, track };
+                    self.read_answer(outcome, &ran, &info, cache, uri, resp)
+                }
             };
             Answer::of(wrote, finish(w))
         }

@@ -61,17 +61,41 @@ pub(super) struct RequestInfo<'n> {
 }
 
 #[cfg(feature = "async-handlers")]
-/// Where an async tool's call stopped: plain spans and facts, no borrows,
-/// so the frame and the output buffer are free again until it goes on.
+/// Where an async handler's call stopped: plain spans and facts, no
+/// borrows, so the frame and the output buffer are free again until it goes
+/// on.
 pub(crate) struct Deferred {
-    /// The tool's index in the server's registry.
-    pub(super) tool: usize,
-    /// `params` and `params.arguments` in the frame.
-    pub(super) params: Option<Range<usize>>,
-    pub(super) args: Option<Range<usize>>,
+    pub(super) what: Deferral,
     pub(super) info: Detached,
     /// The open answer (`{"jsonrpc":"2.0","id":…` is written).
     pub(super) out: super::out::OutMark,
+}
+
+/// What a sealed state of a deferred read is bound to, besides the key,
+/// method and subject: the arguments' digest and the expiry.
+#[cfg(feature = "async-handlers")]
+pub(super) type BindingParts = ([u8; 32], Option<(u64, u64)>);
+
+/// Which handler a deferred call runs, and the spans of the frame it reads.
+#[cfg(feature = "async-handlers")]
+pub(super) enum Deferral {
+    /// A tool: its index in the registry; `params` and `params.arguments`.
+    Tool {
+        at: usize,
+        params: Option<Range<usize>>,
+        args: Option<Range<usize>>,
+    },
+    /// A resource read: the fixed resource (or template, `template`) at `at`
+    /// of its registry; the URI (unescaped in place); what sealed state is
+    /// bound to (the arguments' digest and the expiry); the MRTR spans.
+    Read {
+        template: bool,
+        at: usize,
+        uri: Range<usize>,
+        binding: Option<BindingParts>,
+        state: Option<Range<usize>>,
+        responses: Option<Range<usize>>,
+    },
 }
 
 #[cfg(feature = "async-handlers")]
@@ -170,6 +194,12 @@ impl<'n> RequestInfo<'n> {
     #[cfg(feature = "async-handlers")]
     pub(super) fn take_defer(&mut self) -> Option<&'n mut Option<Deferred>> {
         self.defer.take()
+    }
+
+    /// The digest of whom the caller authenticated the request as.
+    #[cfg(feature = "async-handlers")]
+    pub(super) fn subject_digest(&self) -> Option<[u8; 32]> {
+        self.subject.map(|s| s.0)
     }
 
     /// The request's facts, without its borrows.

@@ -4,11 +4,14 @@
 use core::ops::Range;
 
 use super::Server;
-use super::invoke::RequestInfo;
+#[cfg(feature = "async-handlers")]
+use super::invoke::{Deferral, Deferred};
+use super::invoke::{Ran, RequestInfo};
 use super::out::{Data, Out, Wrote};
 use super::params::{span, split_spans};
 use crate::error::INVALID_PARAMS;
-use crate::resource::{Contents, ReadRequest, ResourceFailure, Vars};
+use crate::mcp::Cache;
+use crate::resource::{Contents, ReadRequest, ResourceFailure, ResourceFn, ResourceOutcome, Vars};
 use crate::wire::json::{self, Value};
 
 impl<S> Server<'_, S> {
@@ -34,30 +37,54 @@ impl<S> Server<'_, S> {
             (span(frame, uri.raw()), mrtr)
         };
         // Phase 2: unescape the URI in place; it borrows the frame from here on.
+        #[cfg(feature = "async-handlers")]
+        let (base, spans) = (
+            frame.as_ptr() as usize,
+            (mrtr.state.clone(), mrtr.responses.clone()),
+        );
         let [uri, state, responses] =
             split_spans(frame, [Some(uri_span), mrtr.state, mrtr.responses]);
         let Some(uri) = uri.and_then(|u| json::unescape_str_in_place(u).ok()) else {
             return resp.invalid_params();
         };
         let uri: &str = uri;
-        let target = self
-            .resources
-            .iter()
-            .find(|r| r.descriptor.uri == uri)
-            .map(|r| (r.handler, Vars::default(), r.descriptor.cache))
-            .or_else(|| {
-                self.templates.iter().find_map(|t| {
-                    crate::resource::match_template(t.descriptor.uri_template, uri)
-                        .map(|vars| (t.handler, vars, t.descriptor.cache))
-                })
-            });
-        let Some((handler, vars, cache)) = target else {
+        let Some(found) = self.find_read(uri) else {
             return resp.error(
                 INVALID_PARAMS,
                 format_args!("Unknown resource: {uri}"),
                 Data::Uri(uri),
             );
         };
+        let Found {
+            handler,
+            vars,
+            cache,
+            ..
+        } = found;
+        #[cfg(feature = "async-handlers")]
+        if let Some((template, at)) = found.awaits {
+            let Some(slot) = info.take_defer() else {
+                return resp.error(
+                    crate::error::INTERNAL_ERROR,
+                    format_args!("resource {uri} is async: this server does not await handlers"),
+                    Data::None,
+                );
+            };
+            let start = (uri.as_ptr() as usize).wrapping_sub(base);
+            *slot = Some(Deferred {
+                what: Deferral::Read {
+                    template,
+                    at,
+                    uri: start..start + uri.len(),
+                    binding: mrtr.binding.map(|b| (b.args, b.expiry)),
+                    state: spans.0,
+                    responses: spans.1,
+                },
+                info: info.detach(),
+                out: resp.mark(),
+            });
+            return Wrote::Deferred;
+        }
         let input = match info.retry() {
             Some(answers) => answers,
             None => match Self::mrtr_input(mrtr.binding, state, responses) {
@@ -68,11 +95,52 @@ impl<S> Server<'_, S> {
         let (outcome, ran) = self.run_handler(&mut resp, &mut info, &input, &mut (), |ctx, ()| {
             handler(&self.state, ReadRequest::new(uri, vars), Contents::new(ctx))
         });
+        self.read_answer(outcome, &ran, &info, cache, uri, resp)
+    }
+
+    /// The resource, or template, that reads `uri`: exact URIs first, then
+    /// templates in order.
+    pub(super) fn find_read<'u>(&self, uri: &'u str) -> Option<Found<'u, S>> {
+        self.resources
+            .iter()
+            .find(|r| r.descriptor.uri == uri)
+            .map(|r| Found {
+                handler: r.handler,
+                vars: Vars::default(),
+                cache: r.descriptor.cache,
+                #[cfg(feature = "async-handlers")]
+                awaits: r.awaits.map(|_| (false, index_in(self.resources, r))),
+            })
+            .or_else(|| {
+                self.templates.iter().find_map(|t| {
+                    crate::resource::match_template(t.descriptor.uri_template, uri).map(|vars| {
+                        Found {
+                            handler: t.handler,
+                            vars,
+                            cache: t.descriptor.cache,
+                            #[cfg(feature = "async-handlers")]
+                            awaits: t.awaits.map(|_| (true, index_in(self.templates, t))),
+                        }
+                    })
+                })
+            })
+    }
+
+    /// Close a read after its handler (sync or async) returned.
+    pub(super) fn read_answer(
+        &self,
+        outcome: ResourceOutcome<'_>,
+        ran: &Ran,
+        info: &RequestInfo<'_>,
+        cache: Option<Cache>,
+        uri: &str,
+        resp: Out<'_, '_>,
+    ) -> Wrote {
         match outcome {
             Ok(_) => Self::close_handled(
                 resp,
-                &info,
-                &ran,
+                info,
+                ran,
                 Some(cache.unwrap_or(self.cache)),
                 "resource",
             ),
@@ -84,4 +152,21 @@ impl<S> Server<'_, S> {
             Err(ResourceFailure::Protocol(e)) => resp.protocol(&e),
         }
     }
+}
+
+/// What reads a URI: the handler, the template's variables, the caching
+/// hint, and (async) whether a template and its place in the registry.
+pub(super) struct Found<'u, S> {
+    pub(super) handler: ResourceFn<S>,
+    pub(super) vars: Vars<'u>,
+    pub(super) cache: Option<Cache>,
+    #[cfg(feature = "async-handlers")]
+    pub(super) awaits: Option<(bool, usize)>,
+}
+
+/// The place of `item`, an element of `all`, in it.
+#[cfg(feature = "async-handlers")]
+fn index_in<T>(all: &[T], item: &T) -> usize {
+    (item as *const T as usize).wrapping_sub(all.as_ptr() as usize)
+        / core::mem::size_of::<T>().max(1)
 }

@@ -7,7 +7,7 @@ use core::ops::Range;
 
 use super::Server;
 #[cfg(feature = "async-handlers")]
-use super::invoke::Deferred;
+use super::invoke::{Deferral, Deferred};
 use super::invoke::{Ran, RequestInfo};
 use super::out::{Data, Out, Text, Wrote, write_stamp, write_tool_error};
 use super::params::{named_call, span, split_spans};
@@ -171,9 +171,11 @@ impl<S> Server<'_, S> {
         let at = (tool as *const Tool<S> as usize).wrapping_sub(self.tools.as_ptr() as usize)
             / core::mem::size_of::<Tool<S>>();
         *slot = Some(Deferred {
-            tool: at,
-            params,
-            args: given.map(|a| span(frame, a.raw())),
+            what: Deferral::Tool {
+                at,
+                params,
+                args: given.map(|a| span(frame, a.raw())),
+            },
             info: info.detach(),
             out: resp.mark(),
         });

@@ -10,7 +10,7 @@ use embedded_io_async::{Read, Write};
 
 use super::asynch::{send, write_all};
 use super::state::LoopState;
-use crate::asynch::AsyncTools;
+use crate::asynch::AsyncHandlers;
 use crate::error::Error;
 use crate::mcp::Method;
 use crate::server::{Connection, Server};
@@ -62,7 +62,7 @@ pub async fn serve_async_tools<T, S, A>(
 ) -> Result<(), Error<T::Error>>
 where
     T: Read + Write,
-    A: AsyncTools<S>,
+    A: AsyncHandlers<S>,
 {
     let mut state = LoopState::new(input, None);
     let notes = Staging {
@@ -201,7 +201,7 @@ async fn one<T, S, A>(
 ) -> Result<usize, Error<T::Error>>
 where
     T: Read + Write,
-    A: AsyncTools<S>,
+    A: AsyncHandlers<S>,
 {
     let deferred = match server.handle_or_defer(conn, line, output, None) {
         Ok(d) => d,

@@ -7,6 +7,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use picomcp::Server;
+use picomcp::resource::{Contents, ReadRequest, Resource, ResourceOutcome, ResourceTemplate};
 use picomcp::tool::{Arguments, Reply, Tool, ToolOutcome};
 
 use super::shop::{self, Shop};
@@ -36,16 +37,43 @@ async fn twin<'a, const I: usize>(
     (shop::TOOLS[I].handler)(shop, args, reply)
 }
 
-picomcp::async_tools! {
+async fn resource_twin<'a, const I: usize>(
+    shop: &'a Shop,
+    request: ReadRequest<'a>,
+    contents: Contents<'_>,
+) -> ResourceOutcome<'a> {
+    Yield(2).await;
+    (shop::RESOURCES[I].handler)(shop, request, contents)
+}
+
+async fn template_twin<'a, const I: usize>(
+    shop: &'a Shop,
+    request: ReadRequest<'a>,
+    contents: Contents<'_>,
+) -> ResourceOutcome<'a> {
+    Yield(1).await;
+    (shop::TEMPLATES[I].handler)(shop, request, contents)
+}
+
+picomcp::async_handlers! {
     /// The twins, in the bookshop's order.
     pub struct Twins for Shop {
-        GET_AUTHOR: shop::TOOLS[0].descriptor => twin::<0>,
-        GET_AUTHOR_STRICT: shop::TOOLS[1].descriptor => twin::<1>,
-        TOP: shop::TOOLS[2].descriptor => twin::<2>,
-        RESERVE: shop::TOOLS[3].descriptor => twin::<3>,
-        BLURB: shop::TOOLS[4].descriptor => twin::<4>,
-        BUY: shop::TOOLS[5].descriptor => twin::<5>,
-        COUNT: shop::TOOLS[6].descriptor => twin::<6>,
+        tools {
+            GET_AUTHOR: shop::TOOLS[0].descriptor => twin::<0>,
+            GET_AUTHOR_STRICT: shop::TOOLS[1].descriptor => twin::<1>,
+            TOP: shop::TOOLS[2].descriptor => twin::<2>,
+            RESERVE: shop::TOOLS[3].descriptor => twin::<3>,
+            BLURB: shop::TOOLS[4].descriptor => twin::<4>,
+            BUY: shop::TOOLS[5].descriptor => twin::<5>,
+            COUNT: shop::TOOLS[6].descriptor => twin::<6>,
+        }
+        resources {
+            CATALOG: shop::RESOURCES[0].descriptor => resource_twin::<0>,
+            STOCK: shop::RESOURCES[1].descriptor => resource_twin::<1>,
+        }
+        templates {
+            BOOK: shop::TEMPLATES[0].descriptor => template_twin::<0>,
+        }
     }
 }
 
@@ -60,8 +88,16 @@ pub static TWIN_TOOLS: [Tool<Shop>; 7] = [
     Twins::COUNT,
 ];
 
-/// The bookshop with its tools replaced by their async twins.
-pub static TWIN_SHOP: Server<'static, Shop> = shop::server().tools(&TWIN_TOOLS);
+/// The twins of the resources and the template.
+pub static TWIN_RESOURCES: [Resource<Shop>; 2] = [Twins::CATALOG, Twins::STOCK];
+pub static TWIN_TEMPLATES: [ResourceTemplate<Shop>; 1] = [Twins::BOOK];
+
+/// The bookshop with its tools, resources and template replaced by their
+/// async twins.
+pub static TWIN_SHOP: Server<'static, Shop> = shop::server()
+    .tools(&TWIN_TOOLS)
+    .resources(&TWIN_RESOURCES)
+    .templates(&TWIN_TEMPLATES);
 
 /// The bookshop itself, with its own state (so buying on one leaves the
 /// other's stock alone).
