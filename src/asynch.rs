@@ -1,5 +1,5 @@
-//! Handlers that await: async tools and resource reads, still without a
-//! heap.
+//! Handlers that await: async tools, resource reads and prompts, still
+//! without a heap.
 //!
 //! A plain tool handler is a `fn`; an async one is an `async fn` with the
 //! same arguments and the same [`ToolOutcome`]:
@@ -80,9 +80,8 @@
 //! is answered as a call that cannot wait (2026-07-28's `input_required`
 //! works); an async tool inside a JSON-RPC batch, or served by a plain
 //! [`Server::handle`], is answered `-32603` saying the tool is async.
-//! Resource reads (fixed URIs and templates) can be async too
-//! ([`async_handlers!`](crate::async_handlers)); prompts and completion are
-//! still sync.
+//! Resource reads (fixed URIs and templates) and prompts can be async too
+//! ([`async_handlers!`](crate::async_handlers)); completion is still sync.
 //!
 //! [`Server::handle`]: crate::Server::handle
 //! [`Server::handle_async`]: crate::Server::handle_async
@@ -95,6 +94,7 @@ use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
+use crate::prompt::{Messages, PromptOutcome, PromptRequest};
 use crate::resource::{Contents, ReadRequest, ResourceFailure, ResourceOutcome};
 use crate::tool::{Arguments, Reply, ToolOutcome};
 
@@ -129,6 +129,20 @@ pub trait AsyncHandlers<S> {
         async { Err(unknown_read()) }
     }
 
+    /// Write the messages of async prompt `index` ([`Prompt::awaiting`]).
+    ///
+    /// [`Prompt::awaiting`]: crate::prompt::Prompt::awaiting
+    fn get_prompt<'a, 'r>(
+        &'a self,
+        index: u16,
+        state: &'a S,
+        request: PromptRequest<'a>,
+        messages: Messages<'r>,
+    ) -> impl Future<Output = PromptOutcome<'a>> {
+        let _ = (index, state, request, messages);
+        async { Err(unknown_prompt()) }
+    }
+
     /// Read through async URI template `index`
     /// ([`ResourceTemplate::awaiting`]).
     ///
@@ -148,6 +162,12 @@ pub trait AsyncHandlers<S> {
 /// No async handlers: a server whose handlers are all sync can still be
 /// served through [`Server::handle_async`](crate::Server::handle_async).
 impl<S> AsyncHandlers<S> for () {}
+
+/// The failure of a prompt at an index no handler has.
+#[doc(hidden)]
+pub fn unknown_prompt() -> crate::error::ProtocolError<'static> {
+    crate::error::ProtocolError::internal("no async handler is registered at this prompt's index")
+}
 
 /// The failure of a read at an index no handler has.
 #[doc(hidden)]
@@ -183,6 +203,9 @@ pub fn unknown_index() -> crate::tool::ToolFailure<'static> {
 ///         templates {
 ///             BOOK: TEMPLATE_DESCRIPTOR => read_book,
 ///         }
+///         prompts {
+///             RECOMMEND: PROMPT_DESCRIPTOR => recommend,
+///         }
 ///     }
 /// }
 /// ```
@@ -195,8 +218,9 @@ pub fn unknown_index() -> crate::tool::ToolFailure<'static> {
 /// ToolOutcome<'a>`; with the `derive` feature, `T`'s schema is `<T as
 /// HasSchema>::SCHEMA`. A resource or template entry is `NAME: DESCRIPTOR
 /// => HANDLER` with an `async fn(&S, ReadRequest<'a>, Contents<'_>) ->
-/// ResourceOutcome<'a>`. The constants are `Tool<S>`, `Resource<S>` and
-/// `ResourceTemplate<S>`.
+/// ResourceOutcome<'a>`; a prompt entry the same with an `async fn(&S,
+/// PromptRequest<'a>, Messages<'_>) -> PromptOutcome<'a>`. The constants
+/// are `Tool<S>`, `Resource<S>`, `ResourceTemplate<S>` and `Prompt<S>`.
 #[macro_export]
 macro_rules! async_handlers {
     (
@@ -205,14 +229,16 @@ macro_rules! async_handlers {
             $(tools { $($tools:tt)* })?
             $(resources { $($res:tt)* })?
             $(templates { $($tpl:tt)* })?
+            $(prompts { $($prompts:tt)* })?
         }
     ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, Default)]
         $vis struct $name;
         $crate::__async_tools!(@consts $name $state [0u16] $($($tools)*)?);
-        $crate::__async_reads!(@consts $name Resource $state, [0u16] $($($res)*)?);
-        $crate::__async_reads!(@consts $name ResourceTemplate $state, [0u16] $($($tpl)*)?);
+        $crate::__async_reads!(@consts $name resource Resource $state, [0u16] $($($res)*)?);
+        $crate::__async_reads!(@consts $name resource ResourceTemplate $state, [0u16] $($($tpl)*)?);
+        $crate::__async_reads!(@consts $name prompt Prompt $state, [0u16] $($($prompts)*)?);
         impl $crate::asynch::AsyncHandlers<$state> for $name {
             #[allow(unused_variables, clippy::needless_return)]
             async fn call_tool<'a, 'r>(
@@ -248,6 +274,18 @@ macro_rules! async_handlers {
             ) -> $crate::resource::ResourceOutcome<'a> {
                 $crate::__async_reads!(@arms index state request contents [0u16] $($($tpl)*)?);
                 Err($crate::asynch::unknown_read())
+            }
+
+            #[allow(unused_variables, clippy::needless_return)]
+            async fn get_prompt<'a, 'r>(
+                &'a self,
+                index: u16,
+                state: &'a $state,
+                request: $crate::prompt::PromptRequest<'a>,
+                messages: $crate::prompt::Messages<'r>,
+            ) -> $crate::prompt::PromptOutcome<'a> {
+                $crate::__async_reads!(@arms index state request messages [0u16] $($($prompts)*)?);
+                Err($crate::asynch::unknown_prompt())
             }
         }
     };
@@ -305,15 +343,15 @@ macro_rules! __async_tools {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __async_reads {
-    (@consts $name:ident $kind:ident $state:ty, [$i:expr]) => {};
-    (@consts $name:ident $kind:ident $state:ty, [$i:expr]
+    (@consts $name:ident $module:ident $kind:ident $state:ty, [$i:expr]) => {};
+    (@consts $name:ident $module:ident $kind:ident $state:ty, [$i:expr]
         $(#[$m:meta])* $res:ident : $desc:expr => $h:path $(, $($rest:tt)*)?) => {
         impl $name {
             $(#[$m])*
-            pub const $res: $crate::resource::$kind<$state> =
-                $crate::resource::$kind::awaiting($desc, $i);
+            pub const $res: $crate::$module::$kind<$state> =
+                $crate::$module::$kind::awaiting($desc, $i);
         }
-        $crate::__async_reads!(@consts $name $kind $state, [$i + 1] $($($rest)*)?);
+        $crate::__async_reads!(@consts $name $module $kind $state, [$i + 1] $($($rest)*)?);
     };
     (@arms $index:ident $s:ident $q:ident $c:ident [$i:expr]) => {};
     (@arms $index:ident $s:ident $q:ident $c:ident [$i:expr]

@@ -125,8 +125,32 @@ pub type PromptFn<S> = for<'a, 'r> fn(&'a S, PromptRequest<'a>, Messages<'r>) ->
 
 crate::context::registration!(
     /// A registered prompt.
-    Prompt(PromptDescriptor, PromptFn)
+    Prompt(PromptDescriptor, PromptFn, awaits)
 );
+
+#[cfg(feature = "async-handlers")]
+impl<S> Prompt<S> {
+    /// An async prompt: its messages are written by the handler at `index`
+    /// of the server's
+    /// [`AsyncHandlers::get_prompt`](crate::asynch::AsyncHandlers::get_prompt)
+    /// ([`async_handlers!`](crate::async_handlers) writes these constants).
+    pub const fn awaiting(descriptor: PromptDescriptor<'static>, index: u16) -> Self {
+        Self {
+            descriptor,
+            handler: needs_async,
+            awaits: Some(index),
+        }
+    }
+}
+
+/// The `handler` of an async prompt, for a caller that invokes it
+/// directly: it cannot write the messages.
+#[cfg(feature = "async-handlers")]
+fn needs_async<'a, S>(_: &'a S, _: PromptRequest<'a>, _: Messages<'_>) -> PromptOutcome<'a> {
+    Err(ProtocolError::internal(
+        "this prompt is async: serve it with Server::handle_async",
+    ))
+}
 
 /// A `prompts/get` request: the declared arguments' values, decoded.
 #[derive(Clone, Copy, Debug)]

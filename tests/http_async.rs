@@ -150,6 +150,7 @@ fn conversation(e: &mut Endpoint, mode: Mode) -> Vec<Answer> {
         r#"{"jsonrpc":"2.0","id":12,"method":"resources/read","params":{"uri":"books://Dune"}}"#.into(),
         r#"{"jsonrpc":"2.0","id":13,"method":"resources/read","params":{"uri":"books://Nothing"}}"#.into(),
         r#"{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":"books://stock"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":15,"method":"prompts/get","params":{"name":"recommend","arguments":{"genre":"fantasy"}}}"#.into(),
     ] {
         answers.push(e.send(mode, "POST", &hs, &body));
     }
@@ -195,10 +196,11 @@ fn async_twins_give_the_responses_of_the_sync_bookshop() {
         twins[12]
     );
     assert!(twins[13].body.contains("-32602"), "{:?}", twins[13]);
+    assert!(twins[15].body.contains("fantasy"), "{:?}", twins[15]);
     assert!(
-        twins[15].body.contains("\"resultType\":\"complete\""),
+        twins[16].body.contains("\"resultType\":\"complete\""),
         "{:?}",
-        twins[15]
+        twins[16]
     );
     // The open answer can move to another buffer between the two steps.
     let moved = conversation(&mut Endpoint::new(true), Mode::Moved);

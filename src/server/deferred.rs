@@ -11,6 +11,7 @@ use super::out::{Answer, Out, answer_writer, finish};
 use super::params::split_spans;
 use crate::asynch::AsyncHandlers;
 use crate::context::{Notify, Track};
+use crate::prompt::Messages;
 use crate::resource::{Contents, ReadRequest};
 use crate::tool::{Arguments, Reply, ReplyState};
 use crate::wire::json::Value;
@@ -159,6 +160,37 @@ impl<S> Server<'_, S> {
                     resp.w.resume(track.len, track.limit, track.overflow);
                     let ran = Ran { body_start, track };
                     self.tool_answer(tool, outcome, &ran, state, &info, resp)
+                }
+                Deferral::Prompt { at, params } => 'prompt: {
+                    let Some(prompt) = self.prompts.get(at) else {
+                        break 'prompt resp.invalid_params();
+                    };
+                    let index = prompt.awaits.unwrap_or(u16::MAX);
+                    // Phase 1 again over the unchanged frame: the spans.
+                    let (spans, binding, r) = match self.prompt_phase1(&info, frame, params, resp) {
+                        Ok((_, spans, binding, r)) => (spans, binding, r),
+                        Err(wrote) => break 'prompt wrote,
+                    };
+                    resp = r;
+                    let Ok((request, input)) =
+                        Self::prompt_input(prompt, frame, spans, binding, None)
+                    else {
+                        break 'prompt Self::bad_state(resp);
+                    };
+                    let body_start = resp.open_result();
+                    let mut track = Track::default();
+                    let outcome = {
+                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
+                        handlers
+                            .get_prompt(index, &self.state, request, Messages::new(ctx))
+                            .await
+                    };
+                    resp.w.resume(track.len, track.limit, track.overflow);
+                    let ran = Ran { body_start, track };
+                    match outcome {
+                        Ok(_) => Self::close_handled(resp, &info, &ran, None, "prompt"),
+                        Err(e) => resp.protocol(&e),
+                    }
                 }
                 Deferral::Read {
                     template,

@@ -79,6 +79,12 @@ pub(super) type BindingParts = ([u8; 32], Option<(u64, u64)>);
 /// Which handler a deferred call runs, and the spans of the frame it reads.
 #[cfg(feature = "async-handlers")]
 pub(super) enum Deferral {
+    /// A prompt: its index in the registry and `params` (phase 1 runs again
+    /// over the unchanged frame for the arguments' spans).
+    Prompt {
+        at: usize,
+        params: Option<Range<usize>>,
+    },
     /// A tool: its index in the registry; `params` and `params.arguments`.
     Tool {
         at: usize,
@@ -270,9 +276,9 @@ pub(super) struct Ran {
 impl<'s, S> Server<'s, S> {
     /// Phase-1 MRTR lookups (2026-07-28 only): the binding a `requestState`
     /// must match, and where the state and `inputResponses` are.
-    pub(super) fn mrtr_spans<'k, 'n: 'k>(
+    pub(super) fn mrtr_spans<'k>(
         &self,
-        info: &RequestInfo<'n>,
+        info: &RequestInfo<'_>,
         params: &Value<'_>,
         frame: &[u8],
         method: &'static str,

@@ -1,4 +1,4 @@
-//! The bookshop's tools as async twins: each awaits (returning `Pending`
+//! The bookshop's tools, resources, template and prompt as async twins: each awaits (returning `Pending`
 //! twice, waking itself) and then runs the sync handler, so a server of
 //! twins must answer byte for byte as the bookshop does.
 
@@ -7,6 +7,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use picomcp::Server;
+use picomcp::prompt::{Messages, Prompt, PromptOutcome, PromptRequest};
 use picomcp::resource::{Contents, ReadRequest, Resource, ResourceOutcome, ResourceTemplate};
 use picomcp::tool::{Arguments, Reply, Tool, ToolOutcome};
 
@@ -55,6 +56,15 @@ async fn template_twin<'a, const I: usize>(
     (shop::TEMPLATES[I].handler)(shop, request, contents)
 }
 
+async fn prompt_twin<'a>(
+    shop: &'a Shop,
+    request: PromptRequest<'a>,
+    messages: Messages<'_>,
+) -> PromptOutcome<'a> {
+    Yield(3).await;
+    (shop::PROMPTS[0].handler)(shop, request, messages)
+}
+
 picomcp::async_handlers! {
     /// The twins, in the bookshop's order.
     pub struct Twins for Shop {
@@ -74,6 +84,9 @@ picomcp::async_handlers! {
         templates {
             BOOK: shop::TEMPLATES[0].descriptor => template_twin::<0>,
         }
+        prompts {
+            RECOMMEND: shop::PROMPTS[0].descriptor => prompt_twin,
+        }
     }
 }
 
@@ -91,13 +104,16 @@ pub static TWIN_TOOLS: [Tool<Shop>; 7] = [
 /// The twins of the resources and the template.
 pub static TWIN_RESOURCES: [Resource<Shop>; 2] = [Twins::CATALOG, Twins::STOCK];
 pub static TWIN_TEMPLATES: [ResourceTemplate<Shop>; 1] = [Twins::BOOK];
+/// The twin of the prompt.
+pub static TWIN_PROMPTS: [Prompt<Shop>; 1] = [Twins::RECOMMEND];
 
 /// The bookshop with its tools, resources and template replaced by their
 /// async twins.
 pub static TWIN_SHOP: Server<'static, Shop> = shop::server()
     .tools(&TWIN_TOOLS)
     .resources(&TWIN_RESOURCES)
-    .templates(&TWIN_TEMPLATES);
+    .templates(&TWIN_TEMPLATES)
+    .prompts(&TWIN_PROMPTS);
 
 /// The bookshop itself, with its own state (so buying on one leaves the
 /// other's stock alone).
