@@ -167,11 +167,10 @@ impl<S> Server<'_, S> {
                     };
                     let index = prompt.awaits.unwrap_or(u16::MAX);
                     // Phase 1 again over the unchanged frame: the spans.
-                    let (spans, binding, r) = match self.prompt_phase1(&info, frame, params, resp) {
-                        Ok((_, spans, binding, r)) => (spans, binding, r),
-                        Err(wrote) => break 'prompt wrote,
+                    let (spans, binding) = match self.prompt_phase1(&info, frame, params) {
+                        Ok((_, spans, binding)) => (spans, binding),
+                        Err(refusal) => break 'prompt refusal.answer(resp),
                     };
-                    resp = r;
                     let Ok((request, input)) =
                         Self::prompt_input(prompt, frame, spans, binding, None)
                     else {

@@ -13,7 +13,7 @@ use crate::context::Mrtr;
 use crate::error::INVALID_PARAMS;
 use crate::prompt::{MAX_PROMPT_ARGUMENTS, Messages, Prompt, PromptRequest};
 use crate::seal::Binding;
-use crate::wire::json;
+use crate::wire::json::{self, JsonStr};
 
 /// The spans of a prompt's declared arguments' values, then of
 /// `requestState` and `inputResponses`.
@@ -25,13 +25,13 @@ impl<'s, S> Server<'s, S> {
         mut info: RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
-        resp: Out<'_, '_>,
+        mut resp: Out<'_, '_>,
     ) -> Wrote {
         #[cfg(feature = "async-handlers")]
         let params_span = params.clone();
-        let (at, spans, binding, resp) = match self.prompt_phase1(&info, frame, params, resp) {
+        let (at, spans, binding) = match self.prompt_phase1(&info, frame, params) {
             Ok(found) => found,
-            Err(wrote) => return wrote,
+            Err(refusal) => return refusal.answer(resp),
         };
         #[cfg(feature = "async-handlers")]
         if let Some(prompt) = self.prompts.get(at)
@@ -59,7 +59,6 @@ impl<'s, S> Server<'s, S> {
         let Some(prompt) = self.prompts.get(at) else {
             return resp.invalid_params();
         };
-        let mut resp = resp;
         let (request, input) = match Self::prompt_input(prompt, frame, spans, binding, info.retry())
         {
             Ok(parts) => parts,
@@ -76,32 +75,27 @@ impl<'s, S> Server<'s, S> {
 
     /// Phase 1 (shared borrow of the frame): the prompt (its index), the
     /// spans of its declared arguments' values (each a string; the required
-    /// ones present) and the MRTR pieces; or the error answered.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn prompt_phase1<'w, 'o>(
+    /// ones present) and the MRTR pieces; or why the request is refused.
+    #[inline(always)] // one call in a sync build: no second copy, no call
+    pub(super) fn prompt_phase1<'f>(
         &self,
         info: &RequestInfo<'_>,
-        frame: &[u8],
+        frame: &'f [u8],
         params: Option<Range<usize>>,
-        resp: Out<'w, 'o>,
-    ) -> Result<(usize, PromptSpans, Option<Binding<'s>>, Out<'w, 'o>), Wrote> {
+    ) -> Result<(usize, PromptSpans, Option<Binding<'s>>), Refusal<'f>> {
         const N: usize = MAX_PROMPT_ARGUMENTS + 2;
         let Some((params, name, args)) = named_call(frame, params, info.named()) else {
-            return Err(resp.invalid_params());
+            return Err(Refusal::InvalidParams);
         };
         let Some(at) = self
             .prompts
             .iter()
             .position(|p| name.eq_str(p.descriptor.name))
         else {
-            return Err(resp.error(
-                INVALID_PARAMS,
-                format_args!("Unknown prompt: {name}"),
-                Data::None,
-            ));
+            return Err(Refusal::Unknown(name));
         };
         let Some(prompt) = self.prompts.get(at) else {
-            return Err(resp.invalid_params());
+            return Err(Refusal::InvalidParams);
         };
         let mut spans: [Option<Range<usize>>; N] = Default::default();
         for (i, a) in prompt
@@ -118,36 +112,25 @@ impl<'s, S> Server<'s, S> {
                             *slot = Some(span(frame, s.raw()));
                         }
                     }
-                    None => {
-                        return Err(resp.error(
-                            INVALID_PARAMS,
-                            format_args!("Argument {} must be a string", a.name),
-                            Data::None,
-                        ));
-                    }
+                    None => return Err(Refusal::NotString(a.name)),
                 },
-                None if a.required => {
-                    return Err(resp.error(
-                        INVALID_PARAMS,
-                        format_args!("Missing required argument: {}", a.name),
-                        Data::None,
-                    ));
-                }
+                None if a.required => return Err(Refusal::Missing(a.name)),
                 None => {}
             }
         }
         let args_raw = args.map_or(&b"{}"[..], |a| a.raw());
         let name: &'s [u8] = prompt_name(self.prompts, at);
         let Ok(mrtr) = self.mrtr_spans(info, &params, frame, "prompts/get", name, args_raw) else {
-            return Err(resp.invalid_params());
+            return Err(Refusal::InvalidParams);
         };
         let [.., state, responses] = &mut spans;
         (*state, *responses) = (mrtr.state, mrtr.responses);
-        Ok((at, spans, mrtr.binding, resp))
+        Ok((at, spans, mrtr.binding))
     }
 
     /// Phase 2's input: the arguments' values unescaped in place, and the
     /// MRTR input (a retry's answers, or the verified `requestState`).
+    #[inline(always)]
     pub(super) fn prompt_input<'f>(
         prompt: &Prompt<S>,
         frame: &'f mut [u8],
@@ -181,4 +164,36 @@ fn prompt_name<S>(prompts: &[Prompt<S>], at: usize) -> &[u8] {
     prompts
         .get(at)
         .map_or(&[][..], |p| p.descriptor.name.as_bytes())
+}
+
+/// Why phase 1 refused a `prompts/get`.
+pub(super) enum Refusal<'f> {
+    InvalidParams,
+    Unknown(JsonStr<'f>),
+    NotString(&'static str),
+    Missing(&'static str),
+}
+
+impl Refusal<'_> {
+    /// The error answer.
+    pub(super) fn answer(self, resp: Out<'_, '_>) -> Wrote {
+        match self {
+            Refusal::InvalidParams => resp.invalid_params(),
+            Refusal::Unknown(name) => resp.error(
+                INVALID_PARAMS,
+                format_args!("Unknown prompt: {name}"),
+                Data::None,
+            ),
+            Refusal::NotString(name) => resp.error(
+                INVALID_PARAMS,
+                format_args!("Argument {name} must be a string"),
+                Data::None,
+            ),
+            Refusal::Missing(name) => resp.error(
+                INVALID_PARAMS,
+                format_args!("Missing required argument: {name}"),
+                Data::None,
+            ),
+        }
+    }
 }
