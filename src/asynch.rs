@@ -1,5 +1,5 @@
-//! Handlers that await: async tools, resource reads and prompts, still
-//! without a heap.
+//! Handlers that await: async tools, resource reads, prompts and
+//! completion, still without a heap.
 //!
 //! A plain tool handler is a `fn`; an async one is an `async fn` with the
 //! same arguments and the same [`ToolOutcome`]:
@@ -80,8 +80,8 @@
 //! is answered as a call that cannot wait (2026-07-28's `input_required`
 //! works); an async tool inside a JSON-RPC batch, or served by a plain
 //! [`Server::handle`], is answered `-32603` saying the tool is async.
-//! Resource reads (fixed URIs and templates) and prompts can be async too
-//! ([`async_handlers!`](crate::async_handlers)); completion is still sync.
+//! Resource reads (fixed URIs and templates), prompts and completion can
+//! be async too ([`async_handlers!`](crate::async_handlers)).
 //!
 //! [`Server::handle`]: crate::Server::handle
 //! [`Server::handle_async`]: crate::Server::handle_async
@@ -94,6 +94,7 @@ use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
+use crate::completion::{CompleteOutcome, CompleteRequest, Completions};
 use crate::prompt::{Messages, PromptOutcome, PromptRequest};
 use crate::resource::{Contents, ReadRequest, ResourceFailure, ResourceOutcome};
 use crate::tool::{Arguments, Reply, ToolOutcome};
@@ -143,6 +144,19 @@ pub trait AsyncHandlers<S> {
         async { Err(unknown_prompt()) }
     }
 
+    /// Complete an argument ([`Server::completion_awaiting`]).
+    ///
+    /// [`Server::completion_awaiting`]: crate::Server::completion_awaiting
+    fn complete<'a, 'r>(
+        &'a self,
+        state: &'a S,
+        request: CompleteRequest<'a>,
+        completions: Completions<'r>,
+    ) -> impl Future<Output = CompleteOutcome<'a>> {
+        let _ = (state, request, completions);
+        async { Err(unknown_completion()) }
+    }
+
     /// Read through async URI template `index`
     /// ([`ResourceTemplate::awaiting`]).
     ///
@@ -167,6 +181,12 @@ impl<S> AsyncHandlers<S> for () {}
 #[doc(hidden)]
 pub fn unknown_prompt() -> crate::error::ProtocolError<'static> {
     crate::error::ProtocolError::internal("no async handler is registered at this prompt's index")
+}
+
+/// The failure of a completion with no async handler.
+#[doc(hidden)]
+pub fn unknown_completion() -> crate::error::ProtocolError<'static> {
+    crate::error::ProtocolError::internal("no async completion handler is registered")
 }
 
 /// The failure of a read at an index no handler has.
@@ -206,6 +226,7 @@ pub fn unknown_index() -> crate::tool::ToolFailure<'static> {
 ///         prompts {
 ///             RECOMMEND: PROMPT_DESCRIPTOR => recommend,
 ///         }
+///         completion: complete,
 ///     }
 /// }
 /// ```
@@ -221,6 +242,9 @@ pub fn unknown_index() -> crate::tool::ToolFailure<'static> {
 /// ResourceOutcome<'a>`; a prompt entry the same with an `async fn(&S,
 /// PromptRequest<'a>, Messages<'_>) -> PromptOutcome<'a>`. The constants
 /// are `Tool<S>`, `Resource<S>`, `ResourceTemplate<S>` and `Prompt<S>`.
+/// `completion: HANDLER` names an `async fn(&S, CompleteRequest<'a>,
+/// Completions<'_>) -> CompleteOutcome<'a>`, used by a server built with
+/// [`Server::completion_awaiting`](crate::Server::completion_awaiting).
 #[macro_export]
 macro_rules! async_handlers {
     (
@@ -230,6 +254,7 @@ macro_rules! async_handlers {
             $(resources { $($res:tt)* })?
             $(templates { $($tpl:tt)* })?
             $(prompts { $($prompts:tt)* })?
+            $(completion: $complete:path $(,)?)?
         }
     ) => {
         $(#[$meta])*
@@ -286,6 +311,18 @@ macro_rules! async_handlers {
             ) -> $crate::prompt::PromptOutcome<'a> {
                 $crate::__async_reads!(@arms index state request messages [0u16] $($($prompts)*)?);
                 Err($crate::asynch::unknown_prompt())
+            }
+
+            #[allow(unused_variables, clippy::needless_return)]
+            async fn complete<'a, 'r>(
+                &'a self,
+                state: &'a $state,
+                request: $crate::completion::CompleteRequest<'a>,
+                completions: $crate::completion::Completions<'r>,
+            ) -> $crate::completion::CompleteOutcome<'a> {
+                $(return $complete(state, request, completions).await;)?
+                #[allow(unreachable_code)]
+                Err($crate::asynch::unknown_completion())
             }
         }
     };

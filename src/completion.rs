@@ -44,6 +44,19 @@ pub type CompleteOutcome<'a> = Result<Done, ProtocolError<'a>>;
 pub type CompleteFn<S> =
     for<'a, 'r> fn(&'a S, CompleteRequest<'a>, Completions<'r>) -> CompleteOutcome<'a>;
 
+/// The completion handler of a server that completes asynchronously, for
+/// a caller that invokes it directly: it cannot complete.
+#[cfg(feature = "async-handlers")]
+pub(crate) fn needs_async<'a, S>(
+    _: &'a S,
+    _: CompleteRequest<'a>,
+    _: Completions<'_>,
+) -> CompleteOutcome<'a> {
+    Err(crate::error::ProtocolError::internal(
+        "completion is async: serve it with Server::handle_async",
+    ))
+}
+
 /// Where a completion handler writes its values. Consumed by
 /// [`finish`](Self::finish).
 pub struct Completions<'r> {

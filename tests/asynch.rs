@@ -60,6 +60,9 @@ fn calls() -> Vec<String> {
         r#"{"jsonrpc":"2.0","id":177,"method":"prompts/get","params":{"name":"recommend"}}"#.into(),
         r#"{"jsonrpc":"2.0","id":178,"method":"prompts/get","params":{"name":"recommend","arguments":{"genre":7}}}"#.into(),
         r#"{"jsonrpc":"2.0","id":179,"method":"prompts/get","params":{"name":"nope"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":180,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"recommend"},"argument":{"name":"genre","value":"f"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":181,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"books://{title}"},"argument":{"name":"title","value":"D"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":182,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"genre","value":"f"}}}"#.into(),
         r#"{"jsonrpc":"2.0","id":18,"method":"logging/setLevel","params":{"level":"debug"}}"#.into(),
         r#"{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"t"}}}"#.into(),
     ]
@@ -177,6 +180,11 @@ fn every_handshake_version() {
     );
     assert!(twins[21].0.contains("\"code\":-32602"), "{}", twins[21].0);
     assert!(twins[24].0.contains("cyberpunk"), "{}", twins[24].0);
+    assert!(
+        twins[28].0.contains("\"values\":[\"fantasy\"]"),
+        "{}",
+        twins[28].0
+    );
 }
 
 fn on_2026_07_28() {
@@ -253,6 +261,13 @@ fn a_server_that_does_not_await_refuses_an_async_tool_and_so_does_a_batch() {
         std::str::from_utf8(&out[..n])
             .unwrap()
             .contains("prompt recommend is async: this server does not await handlers"),
+    );
+    let mut frame = br#"{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"recommend"},"argument":{"name":"genre","value":"f"}}}"#.to_vec();
+    let n = TWIN_SHOP.handle(&mut conn, &mut frame, &mut out);
+    assert!(
+        std::str::from_utf8(&out[..n])
+            .unwrap()
+            .contains("completion is async: this server does not await handlers"),
     );
     // Inside a batch (2025-03-26), handle_async does not defer either.
     let mut frame = format!(

@@ -5,6 +5,8 @@ use core::ops::Range;
 
 use super::Server;
 use super::invoke::RequestInfo;
+#[cfg(feature = "async-handlers")]
+use super::invoke::{Deferral, Deferred};
 use super::out::{Data, Out, Wrote};
 use super::params::{decode_spans, span};
 use crate::completion::{CompleteRequest, CompletionRef, Completions};
@@ -92,18 +94,24 @@ impl<S> Server<'_, S> {
                 ],
             )
         };
-        let [Some(target), Some(argument), Some(value)] = decode_spans(frame, spans) else {
+        #[cfg(feature = "async-handlers")]
+        if self.completion_awaits {
+            let Some(slot) = info.take_defer() else {
+                return resp.error(
+                    crate::error::INTERNAL_ERROR,
+                    format_args!("completion is async: this server does not await handlers"),
+                    Data::None,
+                );
+            };
+            *slot = Some(Deferred {
+                what: Deferral::Complete { is_prompt, spans },
+                info: info.detach(),
+                out: resp.mark(),
+            });
+            return Wrote::Deferred;
+        }
+        let Some(request) = complete_request(frame, is_prompt, spans) else {
             return resp.invalid_params();
-        };
-        let reference = if is_prompt {
-            CompletionRef::Prompt(target)
-        } else {
-            CompletionRef::ResourceTemplate(target)
-        };
-        let request = CompleteRequest {
-            reference,
-            argument,
-            value,
         };
         let (outcome, ran) =
             self.run_handler(&mut resp, &mut info, &Mrtr::NONE, &mut (), |ctx, ()| {
@@ -114,4 +122,25 @@ impl<S> Server<'_, S> {
             Err(e) => resp.protocol(&e),
         }
     }
+}
+
+/// The request phase 1 found: its three strings decoded in place.
+pub(super) fn complete_request(
+    frame: &mut [u8],
+    is_prompt: bool,
+    spans: [Option<Range<usize>>; 3],
+) -> Option<CompleteRequest<'_>> {
+    let [Some(target), Some(argument), Some(value)] = decode_spans(frame, spans) else {
+        return None;
+    };
+    let reference = if is_prompt {
+        CompletionRef::Prompt(target)
+    } else {
+        CompletionRef::ResourceTemplate(target)
+    };
+    Some(CompleteRequest {
+        reference,
+        argument,
+        value,
+    })
 }

@@ -10,6 +10,8 @@ use super::invoke::{Deferral, Deferred, Ran, RequestInfo};
 use super::out::{Answer, Out, answer_writer, finish};
 use super::params::split_spans;
 use crate::asynch::AsyncHandlers;
+use crate::completion::Completions;
+use crate::context::Mrtr;
 use crate::context::{Notify, Track};
 use crate::prompt::Messages;
 use crate::resource::{Contents, ReadRequest};
@@ -160,6 +162,27 @@ impl<S> Server<'_, S> {
                     resp.w.resume(track.len, track.limit, track.overflow);
                     let ran = Ran { body_start, track };
                     self.tool_answer(tool, outcome, &ran, state, &info, resp)
+                }
+                Deferral::Complete { is_prompt, spans } => 'complete: {
+                    let Some(request) = super::complete::complete_request(frame, is_prompt, spans)
+                    else {
+                        break 'complete resp.invalid_params();
+                    };
+                    let body_start = resp.open_result();
+                    let mut track = Track::default();
+                    let outcome = {
+                        let none = Mrtr::NONE;
+                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &none);
+                        handlers
+                            .complete(&self.state, request, Completions::new(ctx))
+                            .await
+                    };
+                    resp.w.resume(track.len, track.limit, track.overflow);
+                    let ran = Ran { body_start, track };
+                    match outcome {
+                        Ok(_) => Self::close_handled(resp, &info, &ran, None, "completion"),
+                        Err(e) => resp.protocol(&e),
+                    }
                 }
                 Deferral::Prompt { at, params } => 'prompt: {
                     let Some(prompt) = self.prompts.get(at) else {

@@ -79,6 +79,12 @@ pub(super) type BindingParts = ([u8; 32], Option<(u64, u64)>);
 /// Which handler a deferred call runs, and the spans of the frame it reads.
 #[cfg(feature = "async-handlers")]
 pub(super) enum Deferral {
+    /// A completion: whether of a prompt, and the spans of the reference's
+    /// name or URI, the argument's name and its value.
+    Complete {
+        is_prompt: bool,
+        spans: [Option<Range<usize>>; 3],
+    },
     /// A prompt: its index in the registry and `params` (phase 1 runs again
     /// over the unchanged frame for the arguments' spans).
     Prompt {

@@ -107,6 +107,9 @@ pub struct Server<'s, S> {
     templates: &'s [ResourceTemplate<S>],
     prompts: &'s [Prompt<S>],
     completion: Option<CompleteFn<S>>,
+    /// The completion handler is the async one ([`crate::asynch`]).
+    #[cfg(feature = "async-handlers")]
+    completion_awaits: bool,
     logging: bool,
     page_size: Option<usize>,
     cursor_key: Option<[u64; 2]>,
@@ -145,6 +148,8 @@ impl<'s, S> Server<'s, S> {
             templates: &[],
             prompts: &[],
             completion: None,
+            #[cfg(feature = "async-handlers")]
+            completion_awaits: false,
             logging: false,
             page_size: None,
             cursor_key: None,
@@ -192,6 +197,21 @@ impl<'s, S> Server<'s, S> {
     /// Set the completion handler (advertises `completions`).
     pub const fn completion(mut self, handler: CompleteFn<S>) -> Self {
         self.completion = Some(handler);
+        #[cfg(feature = "async-handlers")]
+        {
+            self.completion_awaits = false;
+        }
+        self
+    }
+
+    /// Complete through the async handlers' [`AsyncHandlers::complete`]
+    /// (advertises `completions`; served by [`Server::handle_async`]).
+    ///
+    /// [`AsyncHandlers::complete`]: crate::asynch::AsyncHandlers::complete
+    #[cfg(feature = "async-handlers")]
+    pub const fn completion_awaiting(mut self) -> Self {
+        self.completion = Some(crate::completion::needs_async);
+        self.completion_awaits = true;
         self
     }
 

@@ -1,4 +1,5 @@
-//! The bookshop's tools, resources, template and prompt as async twins: each awaits (returning `Pending`
+//! The bookshop's tools, resources, template, prompt and completion as
+//! async twins: each awaits (returning `Pending`
 //! twice, waking itself) and then runs the sync handler, so a server of
 //! twins must answer byte for byte as the bookshop does.
 
@@ -7,6 +8,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use picomcp::Server;
+use picomcp::completion::{CompleteOutcome, CompleteRequest, Completions};
 use picomcp::prompt::{Messages, Prompt, PromptOutcome, PromptRequest};
 use picomcp::resource::{Contents, ReadRequest, Resource, ResourceOutcome, ResourceTemplate};
 use picomcp::tool::{Arguments, Reply, Tool, ToolOutcome};
@@ -65,6 +67,15 @@ async fn prompt_twin<'a>(
     (shop::PROMPTS[0].handler)(shop, request, messages)
 }
 
+async fn complete_twin<'a>(
+    shop: &'a Shop,
+    request: CompleteRequest<'a>,
+    completions: Completions<'_>,
+) -> CompleteOutcome<'a> {
+    Yield(1).await;
+    shop::complete(shop, request, completions)
+}
+
 picomcp::async_handlers! {
     /// The twins, in the bookshop's order.
     pub struct Twins for Shop {
@@ -87,6 +98,7 @@ picomcp::async_handlers! {
         prompts {
             RECOMMEND: shop::PROMPTS[0].descriptor => prompt_twin,
         }
+        completion: complete_twin,
     }
 }
 
@@ -113,7 +125,8 @@ pub static TWIN_SHOP: Server<'static, Shop> = shop::server()
     .tools(&TWIN_TOOLS)
     .resources(&TWIN_RESOURCES)
     .templates(&TWIN_TEMPLATES)
-    .prompts(&TWIN_PROMPTS);
+    .prompts(&TWIN_PROMPTS)
+    .completion_awaiting();
 
 /// The bookshop itself, with its own state (so buying on one leaves the
 /// other's stock alone).

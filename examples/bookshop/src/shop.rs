@@ -325,7 +325,8 @@ fn recommend<'a>(
     messages.finish(None)
 }
 
-fn complete<'a>(
+/// Completion: genres for `recommend`, titles for `books://{title}`.
+pub fn complete<'a>(
     shop: &'a Shop,
     req: CompleteRequest<'a>,
     mut out: Completions<'_>,
