@@ -276,6 +276,66 @@ macro_rules! tool {
     };
 }
 
+/// The descriptor [`tool!`](crate::tool!) would build, without a handler:
+/// for an async tool ([`async_handlers!`](crate::async_handlers)), whose
+/// handler the registry names.
+///
+/// ```
+/// # #[cfg(feature = "derive")] {
+/// #[derive(picomcp::ToolArgs, serde::Deserialize)]
+/// struct TitleArgs<'a> {
+///     title: &'a str,
+/// }
+///
+/// const GET_AUTHOR: picomcp::tool::ToolDescriptor<'static> = picomcp::tool_descriptor! {
+///     name: "get_author",
+///     description: "Look up the author of a book.",
+///     args: TitleArgs,
+/// };
+/// assert_eq!(GET_AUTHOR.name, "get_author");
+/// # }
+/// ```
+///
+/// Keys: `name` and `args` (required), and optionally `output`, `title`,
+/// `description`, `annotations`, `icons` and `since`, as for `tool!`.
+#[macro_export]
+macro_rules! tool_descriptor {
+    ($($body:tt)*) => {
+        $crate::__tool_descriptor!(@munch [] [] [] $($body)*)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __tool_descriptor {
+    // [name] [args type] [descriptor modifiers]
+    (@munch [] [$($a:ty)?] [$($m:tt)*] name: $n:expr $(, $($rest:tt)*)?) => {
+        $crate::__tool_descriptor!(@munch [$n] [$($a)?] [$($m)*] $($($rest)*)?)
+    };
+    (@munch [$($n:expr)?] [] [$($m:tt)*] args: $a:ty $(, $($rest:tt)*)?) => {
+        $crate::__tool_descriptor!(@munch [$($n)?] [$a] [$($m)*] $($($rest)*)?)
+    };
+    (@munch [$($n:expr)?] [$($a:ty)?] [$($m:tt)*] output: $o:ty $(, $($rest:tt)*)?) => {
+        $crate::__tool_descriptor!(@munch [$($n)?] [$($a)?]
+            [$($m)* .output_schema($crate::derive_support::output_schema::<$o>())] $($($rest)*)?)
+    };
+    (@munch [$($n:expr)?] [$($a:ty)?] [$($m:tt)*] $key:ident : $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__tool_descriptor!(@munch [$($n)?] [$($a)?] [$($m)* .$key($v)] $($($rest)*)?)
+    };
+    (@munch [$n:expr] [$a:ty] [$($m:tt)*]) => {
+        $crate::tool::ToolDescriptor::new(
+            $n,
+            &<$a as $crate::derive_support::HasSchema>::SCHEMA,
+        ) $($m)*
+    };
+    (@munch [] $($rest:tt)*) => {
+        ::core::compile_error!("picomcp::tool_descriptor! needs `name: \"...\"`")
+    };
+    (@munch [$n:expr] [] $($rest:tt)*) => {
+        ::core::compile_error!("picomcp::tool_descriptor! needs `args: Type` (a type with HasSchema)")
+    };
+}
+
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tool {
