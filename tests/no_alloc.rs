@@ -179,6 +179,73 @@ fn async_tools_allocate_nothing() {
     );
 }
 
+/// An in-memory async transport that allocates nothing: input from a
+/// slice, output counted.
+struct CountingIo<'a> {
+    input: &'a [u8],
+    chunk: usize,
+    bytes: usize,
+    lines: usize,
+}
+
+impl embedded_io_async::ErrorType for CountingIo<'_> {
+    type Error = core::convert::Infallible;
+}
+
+impl embedded_io_async::Read for CountingIo<'_> {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        let n = buf.len().min(self.input.len()).min(self.chunk);
+        buf[..n].copy_from_slice(&self.input[..n]);
+        self.input = &self.input[n..];
+        Ok(n)
+    }
+}
+
+impl embedded_io_async::Write for CountingIo<'_> {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        self.bytes += buf.len();
+        self.lines += buf.iter().filter(|&&b| b == b'\n').count();
+        Ok(buf.len())
+    }
+
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+fn serve_tools_session(input: &[u8]) -> (usize, usize) {
+    use common::twins::{TWIN_SHOP, Twins};
+    let mut io = CountingIo {
+        input,
+        chunk: 100,
+        bytes: 0,
+        lines: 0,
+    };
+    let (mut inb, mut outb, mut notes) = ([0u8; 512], [0u8; 4096], [0u8; 512]);
+    picomcp::asynch::block_on(picomcp::transport::serve_async_tools(
+        &TWIN_SHOP, &mut io, &mut inb, &mut outb, &mut notes, &Twins,
+    ))
+    .unwrap();
+    (io.bytes, io.lines)
+}
+
+#[test]
+fn the_async_serve_loop_with_async_tools_allocates_nothing() {
+    let input = lines(SESSION);
+    let expected = serve_tools_session(&input);
+    // The same bytes as the sync bookshop frame by frame.
+    assert_eq!(expected, run_session(&input));
+    let before = allocations();
+    for _ in 0..20 {
+        assert_eq!(serve_tools_session(&input), expected);
+    }
+    assert_eq!(
+        allocations() - before,
+        0,
+        "heap allocations in serve_async_tools"
+    );
+}
+
 #[test]
 fn the_counter_is_live() {
     let before = allocations();
