@@ -365,3 +365,58 @@ fn request_state_stays_bound_to_its_subject_through_an_async_call() {
         }
     }
 }
+
+/// A handshake-era async handler that asks the client, through
+/// `begin_streams` (which has a waiting store): answered as a call that
+/// cannot wait, never an unfinished body.
+#[test]
+fn an_async_call_that_asks_on_the_handshake_era_cannot_wait() {
+    use picomcp::http::Streams;
+    use picomcp::server::Waiting;
+    let http = Http::new(&TWIN_SHOP);
+    let mut sessions = Sessions::<4>::new();
+    let mut waiting = Waiting::<2, 4096>::new();
+    let mut streams = Streams::<2, 2, 64>::new();
+    let mut random = |id: &mut [u8; 16]| *id = [3; 16];
+    let mut send = |headers: &[(&str, &str)], body: &str| -> Answer {
+        let mut body = body.as_bytes().to_vec();
+        let mut out = vec![0u8; 8192];
+        let request = Request::new("POST", headers, &mut body, 1);
+        match http.begin_streams(
+            &mut sessions,
+            &mut random,
+            &mut waiting,
+            &mut streams,
+            request,
+            &mut out,
+        ) {
+            Begun::Response(r) => Answer::of(&r, &out),
+            Begun::Call(call) => {
+                let r = block_on(http.finish(call, &mut body, &mut out, &Twins));
+                Answer::of(&r, &out)
+            }
+        }
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let a = send(&[HOST, ACCEPT, CT], init);
+    let sid = a
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
+        .map(|(_, v)| v.clone())
+        .expect("a session");
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    send(
+        &hs,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    let a = send(&hs, &call(2, "reserve", r#"{"title":"Dune"}"#));
+    assert_eq!(a.status, 200);
+    assert_eq!(
+        a.body,
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32603,\"message\":\"cannot wait for the client's input in an async handler on this protocol version\"}}"
+    );
+    // The store was not taken: a sync-style call still works after it.
+    let a = send(&hs, &call(3, "get_author", r#"{"title":"Dune"}"#));
+    assert!(a.body.contains("Frank Herbert"), "{a:?}");
+}

@@ -224,7 +224,12 @@ impl<'n> RequestInfo<'n> {
             client: self.client,
             progress: self.progress,
             named: self.named,
-            asking: self.asking,
+            // A deferred call cannot be parked in a waiting store (its
+            // tentative slot is simply not taken).
+            asking: match self.asking {
+                Asking::Slot(_) => Asking::NoRoom(NoRoom::Async),
+                asking => asking,
+            },
             subject: self.subject,
         }
     }

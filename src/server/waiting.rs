@@ -215,6 +215,9 @@ pub(crate) enum NoRoom {
     TooLarge { slot_bytes: usize },
     /// A request inside a batch (its answer is part of the batch's).
     Batch,
+    /// An async handler's call: it cannot wait in the store (yet).
+    #[cfg(feature = "async-handlers")]
+    Async,
 }
 
 impl NoRoom {
@@ -232,6 +235,8 @@ impl NoRoom {
                 Decimal::from(slot_bytes)
             ),
             NoRoom::Batch => format_args!("{LEAD} inside a batch"),
+            #[cfg(feature = "async-handlers")]
+            NoRoom::Async => format_args!("{LEAD} in an async handler on this protocol version"),
         };
         resp.error(
             crate::error::INTERNAL_ERROR,
