@@ -272,14 +272,17 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineFramer<B> {
         let (start, end) = (self.start, self.end);
         let buf = self.buf.as_mut();
         let line_start = at.wrapping_sub(buf.as_ptr() as usize);
-        match buf.get_mut(line_start..) {
-            Some(from_line) if start >= line_start && start - line_start >= len => {
-                let (head, rest) = from_line.split_at_mut(start - line_start);
+        let split = buf
+            .get_mut(line_start..)
+            .filter(|_| start >= line_start && start - line_start >= len)
+            .and_then(|from_line| from_line.split_at_mut_checked(start - line_start));
+        match split {
+            Some((head, rest)) => {
                 let line = head.get_mut(..len).unwrap_or(&mut []);
-                (Status::Complete(line), rest, end - start)
+                (Status::Complete(line), rest, end.saturating_sub(start))
             }
             // Unreachable: the line lies before `start`.
-            _ => (Status::Partial, &mut [], 0),
+            None => (Status::Partial, &mut [], 0),
         }
     }
 

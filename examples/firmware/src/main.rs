@@ -27,19 +27,17 @@
 #[allow(dead_code)]
 mod shop;
 
+mod board;
 mod mem;
 mod uart;
 
-use core::cell::UnsafeCell;
-use core::fmt::Write as _;
-use core::sync::atomic::{AtomicUsize, Ordering};
-
+pub(crate) use board::on_idle;
+use board::{Local, systick};
 use cortex_m_rt::entry;
-use cortex_m_semihosting::{debug, hio};
+use cortex_m_semihosting::debug;
 use picomcp::Server;
 use picomcp::changes::Subscriptions;
 use picomcp::server::Waiting;
-use picomcp::wire::emit::Decimal;
 
 /// Longest message, line terminator (`\n` or `\r\n`) not counted.
 const INPUT_BYTES: usize = 2048;
@@ -63,29 +61,6 @@ static SUBSCRIPTIONS: Local<Subscriptions<2, 32>> = Local::new(Subscriptions::ne
 /// is restocked and the subscribers of `books://stock` are told, with no
 /// request in flight.
 const RESTOCK_WRAPS: u32 = 2;
-
-/// A static used from one execution context only: this firmware runs no
-/// interrupt handlers (PRIMASK stays set) and has one thread.
-struct Local<T>(UnsafeCell<T>);
-
-// SAFETY: there is only one execution context (see above), so the value is
-// never accessed concurrently.
-unsafe impl<T> Sync for Local<T> {}
-
-impl<T> Local<T> {
-    const fn new(value: T) -> Self {
-        Self(UnsafeCell::new(value))
-    }
-
-    /// # Safety
-    ///
-    /// No other reference to the value may be live while the result is.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn get(&self) -> &mut T {
-        // SAFETY: the caller guarantees exclusive access.
-        unsafe { &mut *self.0.get() }
-    }
-}
 
 #[entry]
 fn main() -> ! {
@@ -140,108 +115,12 @@ fn main() -> ! {
     }
 }
 
-/// SysTick, polled: no handler runs (PRIMASK stays set); a wrap pends the
-/// exception, which wakes `wfi`, and sets `COUNTFLAG`, read here.
-mod systick {
-    use core::ptr::{read_volatile, write_volatile};
-
-    const CSR: usize = 0xE000_E010;
-    const RVR: usize = 0xE000_E014;
-    const CVR: usize = 0xE000_E018;
-    /// ENABLE, TICKINT, the reference clock (QEMU's lm3s6965evb leaves the
-    /// core clock's rate at zero until the PLL is set up).
-    const ENABLE_TICKINT_REFCLK: u32 = 0b011;
-    const COUNTFLAG: u32 = 1 << 16;
-
-    /// Count down from 2^24 - 1, pending SysTick at every wrap.
-    pub fn start() {
-        // SAFETY: SysTick's registers; nothing else uses SysTick.
-        unsafe {
-            write_volatile(RVR as *mut u32, 0x00FF_FFFF);
-            write_volatile(CVR as *mut u32, 0);
-            write_volatile(CSR as *mut u32, ENABLE_TICKINT_REFCLK);
-        }
-    }
-
-    /// Whether the counter wrapped since the last call (reading clears it).
-    pub fn wrapped() -> bool {
-        // SAFETY: reading SysTick's control register.
-        unsafe { read_volatile(CSR as *const u32) & COUNTFLAG != 0 }
-    }
-}
-
-/// Called by the UART driver when it has no input and is about to sleep:
-/// report the stack high-water mark when it grew.
-fn on_idle() {
-    static REPORTED: AtomicUsize = AtomicUsize::new(0);
-    let used = stack_high_water();
-    if used > REPORTED.load(Ordering::Relaxed) {
-        REPORTED.store(used, Ordering::Relaxed);
-        if let Ok(mut err) = stderr() {
-            let _ = writeln!(
-                err,
-                "picomcp-fw: stack high-water {} bytes",
-                Decimal::from(used)
-            );
-        }
-    }
-}
-
-/// Bytes of stack ever used: from the top of RAM down to the lowest word that
-/// no longer holds cortex-m-rt's paint (`0xCCCC_CCCC`).
-fn stack_high_water() -> usize {
-    unsafe extern "C" {
-        static _stack_end: u32;
-        static _stack_start: u32;
-    }
-    let bottom = (&raw const _stack_end) as usize;
-    let top = (&raw const _stack_start) as usize;
-    let mut p = bottom;
-    // SAFETY: `_stack_end.._stack_start` is RAM owned by the stack; reading
-    // words of it (used or not) is harmless.
-    while p < top && unsafe { core::ptr::read_volatile(p as *const u32) } == 0xCCCC_CCCC {
-        p += 4;
-    }
-    top - p
-}
-
-/// Semihosting stderr (QEMU's stderr). Semihosting stdout is QEMU's stdout,
-/// the same stream as the UART, so it is never used.
-fn stderr() -> Result<hio::HostStream, ()> {
-    static STDERR: Local<Option<hio::HostStream>> = Local::new(None);
-    // SAFETY: one execution context; the reference does not outlive this call.
-    let slot = unsafe { STDERR.get() };
-    if slot.is_none() {
-        *slot = Some(hio::hstderr()?);
-    }
-    slot.ok_or(())
-}
-
-#[panic_handler]
-fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    cortex_m::interrupt::disable();
-    // The location only: formatting `info` itself (its message) would keep
-    // every panic site's message and core's integer formatting in flash,
-    // about 1 KB, for a path picomcp's core never takes.
-    if let Ok(mut err) = stderr() {
-        let (file, line) = info.location().map_or(("?", 0), |l| (l.file(), l.line()));
-        let _ = writeln!(
-            err,
-            "picomcp-fw: panicked at {file}:{}",
-            Decimal::from(line)
-        );
-    }
-    loop {
-        debug::exit(debug::EXIT_FAILURE);
-    }
-}
-
 /// defmt frames on semihosting stderr (never stdout, never the UART).
 #[cfg(feature = "defmt")]
 mod defmt_logger {
     use core::sync::atomic::{AtomicBool, Ordering};
 
-    use super::Local;
+    use crate::board::Local;
 
     #[defmt::global_logger]
     struct Logger;
@@ -251,7 +130,7 @@ mod defmt_logger {
     static PRIMASK_WAS_ACTIVE: AtomicBool = AtomicBool::new(false);
 
     fn emit(bytes: &[u8]) {
-        if let Ok(mut err) = super::stderr() {
+        if let Ok(mut err) = crate::board::stderr() {
             let _ = err.write_all(bytes);
         }
     }

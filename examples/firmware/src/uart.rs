@@ -95,6 +95,7 @@ impl Uart0 {
 
     /// Sleep once: until a byte arrives or another exception (SysTick)
     /// pends. Returns at once when the FIFO holds a byte.
+    #[allow(dead_code)] // the blocking build
     pub fn sleep() {
         write(ICR, INT_RX_RT);
         write(NVIC_ICPR0, 1 << IRQ);
@@ -103,6 +104,17 @@ impl Uart0 {
         if read(FR) & FR_RXFE != 0 {
             cortex_m::asm::wfi();
         }
+    }
+
+    /// Clear the pending wake-ups (the UART's receive interrupt and
+    /// SysTick), so that the next `wfi` sleeps until a new one: called
+    /// before an executor polls its tasks, so that an event during the
+    /// polls still ends the `wfi` after them.
+    #[allow(dead_code)] // the async build's executor
+    pub fn clear_wake() {
+        write(ICR, INT_RX_RT);
+        write(NVIC_ICPR0, 1 << IRQ);
+        write(ICSR, ICSR_PENDSTCLR);
     }
 
     /// Sleep until the receive FIFO has a byte.
