@@ -52,7 +52,7 @@ pub(super) struct RequestInfo<'n> {
     named: NamedSpans,
     asking: Asking,
     /// A handshake-era call run again with the client's answers.
-    retry: Option<Mrtr<'n>>,
+    retry: Option<&'n Mrtr<'n>>,
     /// 2026-07-28: whom the caller authenticated the request as (a copy:
     /// an async tool's call keeps it across its handler).
     subject: Option<Subject>,
@@ -155,7 +155,7 @@ impl<'n> RequestInfo<'n> {
         logging: bool,
         facts: RequestFacts<'n>,
         asking: Asking,
-        retry: Option<Mrtr<'n>>,
+        retry: Option<&'n Mrtr<'n>>,
     ) -> Self {
         Self {
             version: session.version(),
@@ -254,7 +254,7 @@ impl<'n> RequestInfo<'n> {
 
     /// The answers of a handshake-era retry.
     pub(super) fn retry(&self) -> Option<Mrtr<'n>> {
-        self.retry
+        self.retry.copied()
     }
 
     pub(super) fn version(&self) -> ProtocolVersion {

@@ -86,7 +86,7 @@ pub(super) struct Out<'w, 'o> {
     start: usize,
     id_end: usize,
     /// 2026-07-28: results carry `resultType` and the server identity.
-    pub(super) stamp: Option<ServerInfo<'w>>,
+    pub(super) stamp: Option<&'w ServerInfo<'w>>,
     id_refused: bool,
 }
 
@@ -179,7 +179,7 @@ impl<'w, 'o> Out<'w, 'o> {
     /// Take up an answer where [`mark`](Self::mark) left it, over a writer
     /// on the same buffer; `info` is the stamp's server identity.
     #[cfg(feature = "async-handlers")]
-    pub(super) fn resume(w: &'w mut Writer<'o>, mark: OutMark, info: ServerInfo<'w>) -> Self {
+    pub(super) fn resume(w: &'w mut Writer<'o>, mark: OutMark, info: &'w ServerInfo<'w>) -> Self {
         let (len, limit, overflow) = mark.at;
         w.resume(len, limit, overflow);
         Self {
@@ -362,7 +362,7 @@ impl<'w, 'o> Out<'w, 'o> {
             let end = self.w.len();
             let empty = self.w.as_bytes().get(end.saturating_sub(2)..end) == Some(b"{}");
             self.w.truncate(end.saturating_sub(1));
-            write_stamp(self.w, &info, empty, true, cache);
+            write_stamp(self.w, info, empty, true, cache);
             self.w.raw(b"}");
         }
         self.w.raw(b"}");
@@ -388,7 +388,7 @@ impl<'w, 'o> Out<'w, 'o> {
         if let Some(info) = self.stamp {
             let first = self.w.len() == body_start;
             let complete = !track.input_required;
-            write_stamp(self.w, &info, first, complete, cache.filter(|_| complete));
+            write_stamp(self.w, info, first, complete, cache.filter(|_| complete));
         }
         self.w.raw(b"}}");
         if self.w.is_overflowed() {

@@ -343,7 +343,7 @@ impl<S> Server<'_, S> {
         let params_span = params.map(|p| span(frame, p.raw()));
         let session = match conn {
             Connection::Modern => {
-                resp.stamp = Some(self.info);
+                resp.stamp = Some(&self.info);
                 let claimed = origin == Origin::ClaimedModern;
                 let mut info = match envelope::check(is_initialize, params, claimed) {
                     Ok(modern) => RequestInfo::modern(modern, self.logging, facts, subject),
@@ -414,8 +414,8 @@ impl<S> Server<'_, S> {
             }
             Connection::Ready(session) => session,
         };
-        let (retry_slot, answers) = match retry {
-            Some((slot, answers)) => (Some(slot), Some(answers)),
+        let (retry_slot, answers) = match &retry {
+            Some((slot, answers)) => (Some(*slot), Some(answers)),
             None => (None, None),
         };
         let asking = match (retry_slot, waiting.as_deref_mut()) {

@@ -263,7 +263,7 @@ impl<S> Server<'_, S> {
 
     fn close_tool_result(&self, name: &str, body_start: usize, resp: Out<'_, '_>) -> Wrote {
         if let Some(info) = resp.stamp {
-            write_stamp(resp.w, &info, false, true, None);
+            write_stamp(resp.w, info, false, true, None);
         }
         resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
@@ -282,7 +282,7 @@ impl<S> Server<'_, S> {
         ));
         write_tool_error(resp.w, EXECUTING, name, text);
         if let Some(info) = resp.stamp {
-            write_stamp(resp.w, &info, false, true, None);
+            write_stamp(resp.w, info, false, true, None);
         }
         resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
