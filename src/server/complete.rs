@@ -6,7 +6,7 @@ use core::ops::Range;
 use super::Server;
 use super::invoke::RequestInfo;
 #[cfg(feature = "async-handlers")]
-use super::invoke::{Deferral, Deferred};
+use super::invoke::{Deferral, defer};
 use super::out::{Data, Out, Wrote};
 use super::params::{decode_spans, span};
 use crate::completion::{CompleteRequest, CompletionRef, Completions};
@@ -96,19 +96,8 @@ impl<S> Server<'_, S> {
         };
         #[cfg(feature = "async-handlers")]
         if self.completion_awaits {
-            let Some(slot) = info.take_defer() else {
-                return resp.error(
-                    crate::error::INTERNAL_ERROR,
-                    format_args!("completion is async: this server does not await handlers"),
-                    Data::None,
-                );
-            };
-            *slot = Some(Deferred {
-                what: Deferral::Complete { is_prompt, spans },
-                info: info.detach(),
-                out: resp.mark(),
-            });
-            return Wrote::Deferred;
+            let call = Deferral::Complete { is_prompt, spans };
+            return defer(info, call, resp, format_args!("completion"));
         }
         let Some(request) = complete_request(frame, is_prompt, spans) else {
             return resp.invalid_params();

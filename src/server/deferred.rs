@@ -184,16 +184,17 @@ impl<S> Server<'_, S> {
                         Err(e) => resp.protocol(&e),
                     }
                 }
-                Deferral::Prompt { at, params } => 'prompt: {
+                Deferral::Prompt { params } => 'prompt: {
+                    // Phase 1 again over the unchanged frame: the prompt
+                    // and the spans.
+                    let (at, spans, binding) = match self.prompt_phase1(&info, frame, params) {
+                        Ok(found) => found,
+                        Err(refusal) => break 'prompt refusal.answer(resp),
+                    };
                     let Some(prompt) = self.prompts.get(at) else {
                         break 'prompt resp.invalid_params();
                     };
                     let index = prompt.awaits.unwrap_or(u16::MAX);
-                    // Phase 1 again over the unchanged frame: the spans.
-                    let (spans, binding) = match self.prompt_phase1(&info, frame, params) {
-                        Ok((_, spans, binding)) => (spans, binding),
-                        Err(refusal) => break 'prompt refusal.answer(resp),
-                    };
                     let Ok((request, input)) =
                         Self::prompt_input(prompt, frame, spans, binding, None)
                     else {
@@ -215,22 +216,12 @@ impl<S> Server<'_, S> {
                     }
                 }
                 Deferral::Read {
-                    template,
-                    at,
                     uri,
                     binding,
                     state,
                     responses,
                 } => 'read: {
-                    let index = if template {
-                        self.templates.get(at).and_then(|t| t.awaits)
-                    } else {
-                        self.resources.get(at).and_then(|r| r.awaits)
-                    };
-                    let Some(index) = index else {
-                        break 'read resp.invalid_params();
-                    };
-                    let (uri, cache, request, input) = {
+                    let (uri, cache, (template, index), request, input) = {
                         let binding = binding.and_then(|(args, expiry)| {
                             self.state_key.map(|key| crate::seal::Binding {
                                 key,
@@ -246,13 +237,18 @@ impl<S> Server<'_, S> {
                         let Some(uri) = uri.and_then(|u| core::str::from_utf8(u).ok()) else {
                             break 'read resp.invalid_params();
                         };
+                        // What reads it, found again (the URI is unchanged).
                         let Some(found) = self.find_read(uri) else {
+                            break 'read resp.invalid_params();
+                        };
+                        let Some(awaits) = found.awaits else {
                             break 'read resp.invalid_params();
                         };
                         let Ok(input) = Self::mrtr_input(binding, state, responses) else {
                             break 'read Self::bad_state(resp);
                         };
-                        (uri, found.cache, ReadRequest::new(uri, found.vars), input)
+                        let request = ReadRequest::new(uri, found.vars);
+                        (uri, found.cache, awaits, request, input)
                     };
                     let body_start = resp.open_result();
                     let mut track = Track::default();

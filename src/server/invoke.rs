@@ -85,24 +85,19 @@ pub(super) enum Deferral {
         is_prompt: bool,
         spans: [Option<Range<usize>>; 3],
     },
-    /// A prompt: its index in the registry and `params` (phase 1 runs again
-    /// over the unchanged frame for the arguments' spans).
-    Prompt {
-        at: usize,
-        params: Option<Range<usize>>,
-    },
+    /// A prompt: `params` (phase 1 runs again over the unchanged frame for
+    /// the prompt and its arguments' spans).
+    Prompt { params: Option<Range<usize>> },
     /// A tool: its index in the registry; `params` and `params.arguments`.
     Tool {
         at: usize,
         params: Option<Range<usize>>,
         args: Option<Range<usize>>,
     },
-    /// A resource read: the fixed resource (or template, `template`) at `at`
-    /// of its registry; the URI (unescaped in place); what sealed state is
-    /// bound to (the arguments' digest and the expiry); the MRTR spans.
+    /// A resource read: the URI (unescaped in place; phase 2 finds what
+    /// reads it again); what sealed state is bound to (the arguments'
+    /// digest and the expiry); the MRTR spans.
     Read {
-        template: bool,
-        at: usize,
         uri: Range<usize>,
         binding: Option<BindingParts>,
         state: Option<Range<usize>>,
@@ -124,6 +119,33 @@ impl Deferred {
     pub(crate) fn id<'o>(&self, out: &'o [u8]) -> &'o [u8] {
         self.out.id(out)
     }
+}
+
+/// The one decision for an async handler's call: recorded in the caller's
+/// slot (then `Wrote::Deferred`: the answer is open for
+/// `Server::handle_async` to finish), or `-32603` where no one awaits
+/// handlers (a plain `handle`, a batch). `what` names what is async
+/// (`tool get_author`).
+#[cfg(feature = "async-handlers")]
+pub(super) fn defer(
+    mut info: RequestInfo<'_>,
+    call: Deferral,
+    resp: Out<'_, '_>,
+    what: core::fmt::Arguments<'_>,
+) -> Wrote {
+    let Some(slot) = info.take_defer() else {
+        return resp.error(
+            INTERNAL_ERROR,
+            format_args!("{what} is async: this server does not await handlers"),
+            Data::None,
+        );
+    };
+    *slot = Some(Deferred {
+        what: call,
+        info: info.detach(),
+        out: resp.mark(),
+    });
+    Wrote::Deferred
 }
 
 /// Without async handlers nothing is ever deferred.

@@ -6,7 +6,7 @@ use core::ops::Range;
 use super::Server;
 use super::invoke::RequestInfo;
 #[cfg(feature = "async-handlers")]
-use super::invoke::{Deferral, Deferred};
+use super::invoke::{Deferral, defer};
 use super::out::{Data, Out, Wrote};
 use super::params::{named_call, span, split_spans};
 use crate::context::Mrtr;
@@ -37,24 +37,11 @@ impl<'s, S> Server<'s, S> {
         if let Some(prompt) = self.prompts.get(at)
             && prompt.awaits.is_some()
         {
-            let _ = (spans, binding);
-            let Some(slot) = info.take_defer() else {
-                let name = prompt.descriptor.name;
-                return resp.error(
-                    crate::error::INTERNAL_ERROR,
-                    format_args!("prompt {name} is async: this server does not await handlers"),
-                    Data::None,
-                );
+            let name = prompt.descriptor.name;
+            let call = Deferral::Prompt {
+                params: params_span,
             };
-            *slot = Some(Deferred {
-                what: Deferral::Prompt {
-                    at,
-                    params: params_span,
-                },
-                info: info.detach(),
-                out: resp.mark(),
-            });
-            return Wrote::Deferred;
+            return defer(info, call, resp, format_args!("prompt {name}"));
         }
         let Some(prompt) = self.prompts.get(at) else {
             return resp.invalid_params();

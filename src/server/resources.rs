@@ -5,7 +5,7 @@ use core::ops::Range;
 
 use super::Server;
 #[cfg(feature = "async-handlers")]
-use super::invoke::{Deferral, Deferred};
+use super::invoke::{Deferral, defer};
 use super::invoke::{Ran, RequestInfo};
 use super::out::{Data, Out, Wrote};
 use super::params::{span, split_spans};
@@ -62,28 +62,15 @@ impl<S> Server<'_, S> {
             ..
         } = found;
         #[cfg(feature = "async-handlers")]
-        if let Some((template, at)) = found.awaits {
-            let Some(slot) = info.take_defer() else {
-                return resp.error(
-                    crate::error::INTERNAL_ERROR,
-                    format_args!("resource {uri} is async: this server does not await handlers"),
-                    Data::None,
-                );
-            };
+        if found.awaits.is_some() {
             let start = (uri.as_ptr() as usize).wrapping_sub(base);
-            *slot = Some(Deferred {
-                what: Deferral::Read {
-                    template,
-                    at,
-                    uri: start..start + uri.len(),
-                    binding: mrtr.binding.map(|b| (b.args, b.expiry)),
-                    state: spans.0,
-                    responses: spans.1,
-                },
-                info: info.detach(),
-                out: resp.mark(),
-            });
-            return Wrote::Deferred;
+            let call = Deferral::Read {
+                uri: start..start + uri.len(),
+                binding: mrtr.binding.map(|b| (b.args, b.expiry)),
+                state: spans.0,
+                responses: spans.1,
+            };
+            return defer(info, call, resp, format_args!("resource {uri}"));
         }
         let input = match info.retry() {
             Some(answers) => answers,
@@ -109,7 +96,7 @@ impl<S> Server<'_, S> {
                 vars: Vars::default(),
                 cache: r.descriptor.cache,
                 #[cfg(feature = "async-handlers")]
-                awaits: r.awaits.map(|_| (false, index_in(self.resources, r))),
+                awaits: r.awaits.map(|i| (false, i)),
             })
             .or_else(|| {
                 self.templates.iter().find_map(|t| {
@@ -119,7 +106,7 @@ impl<S> Server<'_, S> {
                             vars,
                             cache: t.descriptor.cache,
                             #[cfg(feature = "async-handlers")]
-                            awaits: t.awaits.map(|_| (true, index_in(self.templates, t))),
+                            awaits: t.awaits.map(|i| (true, i)),
                         }
                     })
                 })
@@ -155,18 +142,11 @@ impl<S> Server<'_, S> {
 }
 
 /// What reads a URI: the handler, the template's variables, the caching
-/// hint, and (async) whether a template and its place in the registry.
+/// hint, and (async) whether a template and its async handler's index.
 pub(super) struct Found<'u, S> {
     pub(super) handler: ResourceFn<S>,
     pub(super) vars: Vars<'u>,
     pub(super) cache: Option<Cache>,
     #[cfg(feature = "async-handlers")]
-    pub(super) awaits: Option<(bool, usize)>,
-}
-
-/// The place of `item`, an element of `all`, in it.
-#[cfg(feature = "async-handlers")]
-fn index_in<T>(all: &[T], item: &T) -> usize {
-    (item as *const T as usize).wrapping_sub(all.as_ptr() as usize)
-        / core::mem::size_of::<T>().max(1)
+    pub(super) awaits: Option<(bool, u16)>,
 }

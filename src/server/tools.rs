@@ -7,7 +7,7 @@ use core::ops::Range;
 
 use super::Server;
 #[cfg(feature = "async-handlers")]
-use super::invoke::{Deferral, Deferred};
+use super::invoke::{Deferral, defer};
 use super::invoke::{Ran, RequestInfo};
 use super::out::{Data, Out, Text, Wrote, write_stamp, write_tool_error};
 use super::params::{named_call, span, split_spans};
@@ -153,33 +153,22 @@ impl<S> Server<'_, S> {
     fn defer_tool(
         &self,
         tool: &Tool<S>,
-        mut info: RequestInfo<'_>,
+        info: RequestInfo<'_>,
         frame: &[u8],
         params: Option<Range<usize>>,
         given: Option<Value<'_>>,
         resp: Out<'_, '_>,
     ) -> Wrote {
-        let Some(slot) = info.take_defer() else {
-            let name = tool.descriptor.name;
-            return resp.error(
-                INTERNAL_ERROR,
-                format_args!("tool {name} is async: this server does not await handlers"),
-                Data::None,
-            );
-        };
         // Its place in the registry (`tool` is an element of it).
         let at = (tool as *const Tool<S> as usize).wrapping_sub(self.tools.as_ptr() as usize)
             / core::mem::size_of::<Tool<S>>();
-        *slot = Some(Deferred {
-            what: Deferral::Tool {
-                at,
-                params,
-                args: given.map(|a| span(frame, a.raw())),
-            },
-            info: info.detach(),
-            out: resp.mark(),
-        });
-        Wrote::Deferred
+        let call = Deferral::Tool {
+            at,
+            params,
+            args: given.map(|a| span(frame, a.raw())),
+        };
+        let name = tool.descriptor.name;
+        defer(info, call, resp, format_args!("tool {name}"))
     }
 
     fn finish_tool_result(
