@@ -260,10 +260,10 @@ macro_rules! async_handlers {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, Default)]
         $vis struct $name;
-        $crate::__async_tools!(@consts $name $state [0u16] $($($tools)*)?);
-        $crate::__async_reads!(@consts $name resource Resource $state, [0u16] $($($res)*)?);
-        $crate::__async_reads!(@consts $name resource ResourceTemplate $state, [0u16] $($($tpl)*)?);
-        $crate::__async_reads!(@consts $name prompt Prompt $state, [0u16] $($($prompts)*)?);
+        $crate::__async_entries!(@consts $name tool Tool $state, [0u16] $($($tools)*)?);
+        $crate::__async_entries!(@consts $name resource Resource $state, [0u16] $($($res)*)?);
+        $crate::__async_entries!(@consts $name resource ResourceTemplate $state, [0u16] $($($tpl)*)?);
+        $crate::__async_entries!(@consts $name prompt Prompt $state, [0u16] $($($prompts)*)?);
         impl $crate::asynch::AsyncHandlers<$state> for $name {
             #[allow(unused_variables, clippy::needless_return)]
             async fn call_tool<'a, 'r>(
@@ -285,7 +285,7 @@ macro_rules! async_handlers {
                 request: $crate::resource::ReadRequest<'a>,
                 contents: $crate::resource::Contents<'r>,
             ) -> $crate::resource::ResourceOutcome<'a> {
-                $crate::__async_reads!(@arms index state request contents [0u16] $($($res)*)?);
+                $crate::__async_entries!(@arms index state request contents [0u16] $($($res)*)?);
                 Err($crate::asynch::unknown_read())
             }
 
@@ -297,7 +297,7 @@ macro_rules! async_handlers {
                 request: $crate::resource::ReadRequest<'a>,
                 contents: $crate::resource::Contents<'r>,
             ) -> $crate::resource::ResourceOutcome<'a> {
-                $crate::__async_reads!(@arms index state request contents [0u16] $($($tpl)*)?);
+                $crate::__async_entries!(@arms index state request contents [0u16] $($($tpl)*)?);
                 Err($crate::asynch::unknown_read())
             }
 
@@ -309,7 +309,7 @@ macro_rules! async_handlers {
                 request: $crate::prompt::PromptRequest<'a>,
                 messages: $crate::prompt::Messages<'r>,
             ) -> $crate::prompt::PromptOutcome<'a> {
-                $crate::__async_reads!(@arms index state request messages [0u16] $($($prompts)*)?);
+                $crate::__async_entries!(@arms index state request messages [0u16] $($($prompts)*)?);
                 Err($crate::asynch::unknown_prompt())
             }
 
@@ -350,15 +350,6 @@ macro_rules! async_tools {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __async_tools {
-    (@consts $name:ident $state:ty [$i:expr]) => {};
-    (@consts $name:ident $state:ty [$i:expr]
-        $(#[$m:meta])* $tool:ident : $desc:expr $(, args: $t:ty)? => $h:path $(, $($rest:tt)*)?) => {
-        impl $name {
-            $(#[$m])*
-            pub const $tool: $crate::tool::Tool<$state> = $crate::tool::Tool::awaiting($desc, $i);
-        }
-        $crate::__async_tools!(@consts $name $state [$i + 1] $($($rest)*)?);
-    };
     (@arms $index:ident $s:ident $a:ident $r:ident [$i:expr]) => {};
     (@arms $index:ident $s:ident $a:ident $r:ident [$i:expr]
         $(#[$m:meta])* $tool:ident : $desc:expr => $h:path $(, $($rest:tt)*)?) => {
@@ -379,16 +370,18 @@ macro_rules! __async_tools {
 
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __async_reads {
+macro_rules! __async_entries {
     (@consts $name:ident $module:ident $kind:ident $state:ty, [$i:expr]) => {};
+    // The registration constants of every kind (a tool's may name its
+    // argument type: `, args: T`).
     (@consts $name:ident $module:ident $kind:ident $state:ty, [$i:expr]
-        $(#[$m:meta])* $res:ident : $desc:expr => $h:path $(, $($rest:tt)*)?) => {
+        $(#[$m:meta])* $res:ident : $desc:expr $(, args: $t:ty)? => $h:path $(, $($rest:tt)*)?) => {
         impl $name {
             $(#[$m])*
             pub const $res: $crate::$module::$kind<$state> =
                 $crate::$module::$kind::awaiting($desc, $i);
         }
-        $crate::__async_reads!(@consts $name $module $kind $state, [$i + 1] $($($rest)*)?);
+        $crate::__async_entries!(@consts $name $module $kind $state, [$i + 1] $($($rest)*)?);
     };
     (@arms $index:ident $s:ident $q:ident $c:ident [$i:expr]) => {};
     (@arms $index:ident $s:ident $q:ident $c:ident [$i:expr]
@@ -396,7 +389,7 @@ macro_rules! __async_reads {
         if $index == $i {
             return $h($s, $q, $c).await;
         }
-        $crate::__async_reads!(@arms $index $s $q $c [$i + 1] $($($rest)*)?);
+        $crate::__async_entries!(@arms $index $s $q $c [$i + 1] $($($rest)*)?);
     };
 }
 
