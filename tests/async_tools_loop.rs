@@ -97,11 +97,21 @@ fn run<S, A: picomcp::asynch::AsyncHandlers<S>>(
     tools: &A,
     chunks: Vec<Vec<u8>>,
 ) -> Vec<(String, bool)> {
+    run_with_notes(server, tools, chunks, 512)
+}
+
+/// [`run`] with a `notes` staging buffer of `notes` bytes.
+fn run_with_notes<S, A: picomcp::asynch::AsyncHandlers<S>>(
+    server: &Server<'_, S>,
+    tools: &A,
+    chunks: Vec<Vec<u8>>,
+    notes: usize,
+) -> Vec<(String, bool)> {
     let mut io = Script {
         chunks: chunks.into(),
         writes: Vec::new(),
     };
-    let (mut input, mut output, mut notes) = ([0u8; 1024], [0u8; 2048], [0u8; 512]);
+    let (mut input, mut output, mut notes) = ([0u8; 1024], [0u8; 2048], vec![0u8; notes]);
     block_on(serve_async_tools(
         server,
         &mut io,
@@ -176,6 +186,29 @@ fn notifications_go_out_while_the_handler_runs_and_a_cancel_drops_it() {
         all.ends_with("{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{}}\n"),
         "{all}"
     );
+    // The watched id's bound, at its edge: a string id of 64 bytes as
+    // written (62 characters and the quotes) is cancelled; one of 65 is
+    // not watched, and its call runs to its answer.
+    for (len, cancelled) in [
+        (picomcp::transport::MAX_CANCEL_ID, true),
+        (picomcp::transport::MAX_CANCEL_ID + 1, false),
+    ] {
+        DONE.store(false, Ordering::SeqCst);
+        let id = format!("\"{}\"", "i".repeat(len - 2));
+        let call = SLOW_CALL.replace("\"id\":5", &format!("\"id\":{id}"));
+        let cancel = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+        );
+        let writes = run(
+            &SLOW_SERVER,
+            &SlowTools,
+            vec![lines(&[INIT, INITIALIZED, &call]), lines(&[&cancel, PING])],
+        );
+        let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
+        let answered = all.contains(&format!("\"id\":{id},\"result\""));
+        assert_eq!(answered, !cancelled, "id of {len} bytes: {all}");
+        assert_eq!(DONE.load(Ordering::SeqCst), !cancelled);
+    }
     // A cancel for another id leaves the call alone.
     let other = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#;
     let writes = run(
@@ -214,4 +247,31 @@ fn the_twins_answer_as_serve_answers_the_bookshop() {
     let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
     let twins: Vec<&str> = all.lines().collect();
     assert_eq!(twins, sync);
+}
+
+/// What does not fit the `notes` staging buffer between two awaits is
+/// dropped; the answer is not.
+#[test]
+fn notifications_that_do_not_fit_the_staging_buffer_are_dropped() {
+    let count = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":1}}}"#;
+    let session = lines(&[INIT, INITIALIZED, count]);
+    // 200 bytes hold one progress notification (about 100), not two: the
+    // twin's handler sends both (and its log) without awaiting between.
+    let writes = run_with_notes(&TWIN_SHOP, &Twins, vec![session.clone()], 200);
+    let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
+    assert!(all.contains("\"progress\":1,"), "{all}");
+    assert!(!all.contains("\"progress\":2,"), "{all}");
+    assert!(
+        all.contains(
+            "\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"counted 2\"}]"
+        ),
+        "{all}"
+    );
+    // With room for all of them, all arrive.
+    let writes = run_with_notes(&TWIN_SHOP, &Twins, vec![session], 512);
+    let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
+    assert!(
+        all.contains("\"progress\":2,") && all.contains("counting done"),
+        "{all}"
+    );
 }

@@ -30,6 +30,15 @@ struct Answer {
 }
 
 impl Answer {
+    /// The `Mcp-Session-Id` an `initialize` answer issued.
+    fn session_id(&self) -> String {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
+            .map(|(_, v)| v.clone())
+            .expect("a session")
+    }
+
     fn of(r: &Response, out: &[u8]) -> Self {
         Answer {
             status: r.status,
@@ -127,12 +136,7 @@ fn conversation(e: &mut Endpoint, mode: Mode) -> Vec<Answer> {
     let mut answers = Vec::new();
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let a = e.send(mode, "POST", &[HOST, ACCEPT, CT], init);
-    let sid = a
-        .headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
-        .map(|(_, v)| v.clone())
-        .expect("a session");
+    let sid = a.session_id();
     answers.push(a);
     let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
     for body in [
@@ -399,12 +403,7 @@ fn an_async_call_that_asks_on_the_handshake_era_cannot_wait() {
     };
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
     let a = send(&[HOST, ACCEPT, CT], init);
-    let sid = a
-        .headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
-        .map(|(_, v)| v.clone())
-        .expect("a session");
+    let sid = a.session_id();
     let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
     send(
         &hs,

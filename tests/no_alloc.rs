@@ -99,6 +99,21 @@ fn run_session(input: &[u8]) -> (usize, usize) {
 }
 
 fn run_session_on<S>(server: &picomcp::Server<'_, S>, input: &[u8]) -> (usize, usize) {
+    run_frames(
+        input,
+        |conn, line, out| server.handle(conn, line, out),
+        |limit, out| server.handle_overflow(limit, out),
+    )
+}
+
+/// Frame `input` with stack buffers only and answer each frame with
+/// `handle` (an oversized one with `overflow`); returns (bytes answered,
+/// answers).
+fn run_frames(
+    input: &[u8],
+    mut handle: impl FnMut(&mut Connection, &mut [u8], &mut [u8]) -> usize,
+    overflow: impl Fn(usize, &mut [u8]) -> usize,
+) -> (usize, usize) {
     let mut inbuf = [0u8; 512];
     let mut out = [0u8; 4096];
     let mut framer = LineFramer::new(&mut inbuf[..]);
@@ -109,8 +124,8 @@ fn run_session_on<S>(server: &picomcp::Server<'_, S>, input: &[u8]) -> (usize, u
         loop {
             let n = match framer.next_frame() {
                 Status::Partial => break,
-                Status::Complete(line) => server.handle(&mut conn, line, &mut out),
-                Status::Overflow { limit } => server.handle_overflow(limit, &mut out),
+                Status::Complete(line) => handle(&mut conn, line, &mut out),
+                Status::Overflow { limit } => overflow(limit, &mut out),
                 _ => 0,
             };
             if n > 0 {
@@ -127,36 +142,16 @@ fn run_session_on<S>(server: &picomcp::Server<'_, S>, input: &[u8]) -> (usize, u
 }
 
 /// [`run_session_on`] through `Server::handle_async` and the async twins
-/// of the bookshop's tools, each future polled on the stack.
+/// of the bookshop's handlers, each future polled on the stack.
 fn run_session_async(input: &[u8]) -> (usize, usize) {
     use common::twins::{TWIN_SHOP, Twins};
-    let mut inbuf = [0u8; 512];
-    let mut out = [0u8; 4096];
-    let mut framer = LineFramer::new(&mut inbuf[..]);
-    let mut conn = Connection::new();
-    let (mut bytes, mut answers) = (0, 0);
-    let mut rest = input;
-    loop {
-        loop {
-            let n = match framer.next_frame() {
-                Status::Partial => break,
-                Status::Complete(line) => picomcp::asynch::block_on(
-                    TWIN_SHOP.handle_async(&mut conn, line, &mut out, &Twins),
-                ),
-                Status::Overflow { limit } => TWIN_SHOP.handle_overflow(limit, &mut out),
-                _ => 0,
-            };
-            if n > 0 {
-                bytes += n;
-                answers += out[..n].iter().filter(|&&b| b == b'\n').count();
-            }
-        }
-        if rest.is_empty() {
-            return (bytes, answers);
-        }
-        let n = framer.feed(rest);
-        rest = &rest[n..];
-    }
+    run_frames(
+        input,
+        |conn, line, out| {
+            picomcp::asynch::block_on(TWIN_SHOP.handle_async(conn, line, out, &Twins))
+        },
+        |limit, out| TWIN_SHOP.handle_overflow(limit, out),
+    )
 }
 
 #[test]
