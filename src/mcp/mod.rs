@@ -52,6 +52,18 @@ pub enum Method {
     Unknown,
 }
 
+/// The request a `notifications/cancelled` names (`params.requestId`, raw
+/// JSON as sent); `None` for any other notification, or one without it.
+/// The one reading of a cancellation, wherever one is acted on.
+pub(crate) fn cancelled_request<'a>(
+    n: &crate::wire::envelope::Notification<'a>,
+) -> Option<&'a [u8]> {
+    if Method::from_json(n.method) != Method::Cancelled {
+        return None;
+    }
+    n.params.and_then(|p| p.get("requestId")).map(|v| v.raw())
+}
+
 impl Method {
     /// Most frequent first: lookups compare in this order.
     const TABLE: [(Method, &'static str); 17] = [

@@ -79,11 +79,8 @@ impl<S> Server<'_, S> {
     }
 
     /// `notifications/cancelled` for a waiting call: drop it.
-    pub(super) fn cancel_waiting(view: &mut WaitingView<'_>, params: Option<Value<'_>>) {
-        let Some(id) = params.and_then(|p| p.get("requestId")) else {
-            return;
-        };
-        if let Some(slot) = view.find_call(id.raw()) {
+    pub(super) fn cancel_waiting(view: &mut WaitingView<'_>, id: &[u8]) {
+        if let Some(slot) = view.find_call(id) {
             view.cancel(slot);
         }
     }

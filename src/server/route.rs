@@ -269,16 +269,15 @@ impl<S> Server<'_, S> {
             }
             // Cancelling a waiting call drops it: no answer, ever.
             Ok(Envelope::Notification(n)) => {
-                if Method::from_json(n.method) != Method::Cancelled {
+                let Some(request) = crate::mcp::cancelled_request(&n) else {
                     return Wrote::Nothing;
-                }
+                };
                 if let Some(view) = waiting {
-                    Self::cancel_waiting(view, n.params);
+                    Self::cancel_waiting(view, request);
                 }
                 // Cancelling the open listen request ends it with its result.
-                let request = n.params.and_then(|p| p.get("requestId")).map(|v| v.raw());
-                return match (subs, request) {
-                    (Some(s), Some(id)) if *conn == Connection::Modern => self.end_listen(s, id, w),
+                return match subs {
+                    Some(s) if *conn == Connection::Modern => self.end_listen(s, request, w),
                     _ => Wrote::Nothing,
                 };
             }

@@ -12,7 +12,6 @@ use super::asynch::{send, write_all};
 use super::state::LoopState;
 use crate::asynch::AsyncHandlers;
 use crate::error::Error;
-use crate::mcp::Method;
 use crate::server::{Connection, Server};
 use crate::wire::envelope::{self as jsonrpc, Envelope};
 use crate::wire::frame::Status;
@@ -282,8 +281,5 @@ fn cancels(line: &[u8], id: &[u8], limits: &Limits) -> bool {
     let Ok(Envelope::Notification(n)) = jsonrpc::parse(value) else {
         return false;
     };
-    Method::from_json(n.method) == Method::Cancelled
-        && n.params
-            .and_then(|p| p.get("requestId"))
-            .is_some_and(|r| r.raw() == id)
+    crate::mcp::cancelled_request(&n) == Some(id)
 }
