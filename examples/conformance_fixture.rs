@@ -1012,7 +1012,14 @@ fn main() {
     if stdio {
         serve_stdio(server, limits);
     } else {
-        serve::run("conformance_fixture", server, &SESSIONS, port, limits);
+        serve::run(
+            "conformance_fixture",
+            server,
+            &SESSIONS,
+            port,
+            limits,
+            |mcp| mcp,
+        );
     }
 }
 

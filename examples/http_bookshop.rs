@@ -1,5 +1,6 @@
-//! The bookshop MCP server over Streamable HTTP (hyper 1, tokio
-//! multi-thread): both protocol eras on one endpoint, `/mcp`.
+//! The bookshop MCP server over Streamable HTTP (picomcp-tower's service
+//! in an axum router beside `/health`, hyper 1, tokio multi-thread): both
+//! protocol eras on one endpoint, `/mcp`.
 //!
 //! ```sh
 //! cargo run --release --example http_bookshop -- --port 8080
@@ -106,6 +107,7 @@ fn main() {
     }
     let server: &'static Server<'static, shop::Shop> =
         Box::leak(Box::new(serve::with_state_ttl(server, &limits)));
-    serve::spawn_calls(picomcp::http::Http::new(server), &Delayed);
-    serve::run("http_bookshop", server, &SESSIONS, port, limits);
+    serve::run("http_bookshop", server, &SESSIONS, port, limits, |mcp| {
+        mcp.async_handlers(&Delayed)
+    });
 }

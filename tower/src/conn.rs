@@ -1,0 +1,328 @@
+//! [`serve`]: a hyper 1 connection loop with the timeouts a public server
+//! needs, for any tower service (an [`McpService`](crate::McpService), an
+//! axum `Router` holding one).
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body::Frame;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+
+use crate::BoxError;
+
+/// The limits of [`serve`]'s connections.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnLimits {
+    /// How long a client may take to send a request's headers, from their
+    /// first byte (default 30 s); then the connection is closed. A new
+    /// connection owes its first request's headers from the start.
+    pub header_timeout: Duration,
+    /// How long a keep-alive connection may stay idle (no request in
+    /// flight, no byte of a next one) before it is closed (default 75 s).
+    pub idle_timeout: Duration,
+    /// Connections served at once (default 512); more wait in the listen
+    /// backlog until one closes (no accept, no file descriptor, no memory
+    /// for them).
+    pub max_connections: usize,
+    /// hyper's read buffer per connection (default 32 KiB; hyper's own
+    /// default is about 400 KiB): bounds headers and pipelined bytes.
+    pub read_buffer: usize,
+}
+
+impl Default for ConnLimits {
+    fn default() -> Self {
+        Self {
+            header_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(75),
+            max_connections: 512,
+            read_buffer: 32 << 10,
+        }
+    }
+}
+
+/// What one connection is doing, for its header and idle timeouts.
+///
+/// hyper's own `header_read_timeout` starts as soon as a connection waits
+/// for its next request, so it is the keep-alive idle timeout as well; an
+/// idle timeout longer than the header timeout needs this watch instead.
+/// The connection is closed when it is idle (no request in flight, no byte
+/// of a next one) for the idle timeout, or when bytes of a next request
+/// have arrived but its headers are not complete within the header
+/// timeout. Bytes of a pipelined request read while another is in flight
+/// count as idle time (the idle timeout bounds them).
+struct Watch {
+    base: Instant,
+    /// Requests whose response body is not over yet.
+    in_flight: AtomicUsize,
+    /// Milliseconds from `base` to when the connection last became idle.
+    idle_since: AtomicU64,
+    /// Milliseconds from `base` to the first byte of the next request, plus
+    /// one; 0 while none has come.
+    head_since: AtomicU64,
+    /// Woken when a request begins or ends (the deadline moves).
+    changed: tokio::sync::Notify,
+}
+
+impl Watch {
+    fn new() -> Arc<Self> {
+        Arc::new(Watch {
+            base: Instant::now(),
+            in_flight: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(0),
+            // A new connection owes its first request's headers from the
+            // start (as nginx's client_header_timeout): not idle time.
+            head_since: AtomicU64::new(1),
+            changed: tokio::sync::Notify::new(),
+        })
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.base.elapsed().as_millis() as u64
+    }
+
+    /// Bytes arrived.
+    fn read(&self) {
+        if self.in_flight.load(Ordering::Acquire) == 0 {
+            let now = self.now_ms() + 1;
+            let _ = self
+                .head_since
+                .compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
+            self.changed.notify_one();
+        }
+    }
+
+    /// hyper handed a request to the service: its headers are complete.
+    fn begin(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.head_since.store(0, Ordering::Release);
+        self.changed.notify_one();
+        InFlight(self.clone())
+    }
+
+    /// When the connection is to be closed, if nothing changes first.
+    fn deadline(&self, header: Duration, idle: Duration) -> Option<Instant> {
+        if self.in_flight.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        let (at, limit) = match self.head_since.load(Ordering::Acquire) {
+            0 => (self.idle_since.load(Ordering::Acquire), idle),
+            head => (head - 1, header),
+        };
+        Some(self.base + Duration::from_millis(at) + limit)
+    }
+}
+
+/// A request in flight; dropped with its response body.
+struct InFlight(Arc<Watch>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let w = &self.0;
+        w.idle_since.store(w.now_ms(), Ordering::Release);
+        w.in_flight.fetch_sub(1, Ordering::AcqRel);
+        w.changed.notify_one();
+    }
+}
+
+/// A TCP stream that tells its [`Watch`] when bytes arrive.
+struct Watched {
+    stream: tokio::net::TcpStream,
+    watch: Arc<Watch>,
+}
+
+impl tokio::io::AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.watch.read();
+        }
+        r
+    }
+}
+
+impl tokio::io::AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
+
+/// A response body that keeps its request in flight until it is over.
+struct Tracked<B> {
+    body: B,
+    _in_flight: InFlight,
+}
+
+impl<B> http_body::Body for Tracked<B>
+where
+    B: http_body::Body<Data = Bytes> + Unpin,
+    B::Error: Into<BoxError>,
+{
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        Pin::new(&mut self.body)
+            .poll_frame(cx)
+            .map(|f| f.map(|f| f.map_err(Into::into)))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Serve `service` on every connection `listener` accepts, until the
+/// listener fails for good: HTTP/1.1 with keep-alive, the header and idle
+/// timeouts and the connection cap of `limits`. Accept errors (out of file
+/// descriptors) back off for 100 ms instead of spinning.
+///
+/// The body timeout and size cap are the service's ([`crate::Config`]).
+pub async fn serve<T, B>(
+    listener: TcpListener,
+    service: T,
+    limits: ConnLimits,
+) -> std::io::Result<()>
+where
+    T: tower_service::Service<Request<Incoming>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    T::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: Into<BoxError>,
+{
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    loop {
+        // At the cap, stop accepting: new clients wait in the backlog.
+        let Ok(permit) = slots.clone().acquire_owned().await else {
+            return Ok(());
+        };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                // Out of file descriptors (EMFILE/ENFILE) or another
+                // transient error: back off instead of spinning.
+                drop(permit);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = service.clone();
+        tokio::spawn(async move {
+            connection(stream, service, limits).await;
+            drop(permit);
+        });
+    }
+}
+
+/// One connection, until it closes or times out.
+async fn connection<T, B>(stream: tokio::net::TcpStream, service: T, limits: ConnLimits)
+where
+    T: tower_service::Service<Request<Incoming>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    T::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: Into<BoxError>,
+{
+    let watch = Watch::new();
+    let io = Watched {
+        stream,
+        watch: watch.clone(),
+    };
+    let hyper_service = {
+        let watch = watch.clone();
+        service_fn(move |req: Request<Incoming>| {
+            let in_flight = watch.begin();
+            let mut service = service.clone();
+            async move {
+                std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+                let r = service.call(req).await?;
+                Ok::<_, Infallible>(r.map(|body| Tracked {
+                    body,
+                    _in_flight: in_flight,
+                }))
+            }
+        })
+    };
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        // The watch times headers (see `Watch`): hyper's timer would also
+        // close idle connections after it.
+        .header_read_timeout(None)
+        .max_buf_size(limits.read_buffer.max(8192))
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(io), hyper_service);
+    tokio::pin!(conn);
+    loop {
+        let changed = watch.changed.notified();
+        let deadline = watch.deadline(limits.header_timeout, limits.idle_timeout);
+        let expired = async {
+            match deadline {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = conn.as_mut() => break,
+            () = changed => {}
+            // Dropping the connection closes it: nothing is in flight to lose.
+            () = expired => {
+                if watch
+                    .deadline(limits.header_timeout, limits.idle_timeout)
+                    .is_some_and(|at| at <= Instant::now())
+                {
+                    break;
+                }
+            }
+        }
+    }
+}

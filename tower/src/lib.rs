@@ -1,0 +1,76 @@
+//! picomcp's Streamable HTTP endpoint as a [`tower_service::Service`], to
+//! mount in axum or any tower stack beside a server's other routes.
+//!
+//! The core crate, `picomcp`, is sans-IO: [`picomcp::http::Http`] maps one
+//! HTTP request (method, headers, body) to a response written into a
+//! caller's buffer, and leaves sockets, tasks and clocks to its adapter.
+//! This crate is that adapter for the Rust HTTP stack (tokio, hyper, tower):
+//!
+//! - [`McpService`]: a `Service<http::Request<B>>` for any request body `B`,
+//!   answering `http::Response<`[`McpBody`]`>`. It caps and times the body
+//!   ([`Config`]), holds the handshake era's sessions in a
+//!   [`SessionStore`](picomcp::http::SessionStore) of your choice, keeps the
+//!   SSE streams of calls that wait for the client (elicitation, sampling,
+//!   roots) and of notifications (subscriptions, `GET` streams, 2026-07-28
+//!   listens), and awaits async handlers ([`Builder::async_handlers`]).
+//! - [`serve`]: a hyper 1 connection loop for any such service (an axum
+//!   `Router` too) with the timeouts a server exposed to clients needs:
+//!   header, idle keep-alive, a cap on connections, a bounded read buffer
+//!   ([`ConnLimits`]).
+//!
+//! ```no_run
+//! use axum::Router;
+//! use axum::routing::get;
+//! use picomcp::{Server, ServerInfo};
+//! use picomcp_tower::{ConnLimits, McpService};
+//!
+//! static SERVER: Server<'static, ()> = Server::new(ServerInfo::new("demo", "1.0.0"), ());
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let mcp = McpService::builder(&SERVER).build();
+//! let app = Router::new()
+//!     .route("/health", get(|| async { "ok" }))
+//!     .route_service("/mcp", mcp);
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! picomcp_tower::serve(listener, app, ConnLimits::default()).await
+//! # }
+//! ```
+//!
+//! (`axum::serve(listener, app)` works as well; it has hyper's defaults
+//! instead of [`ConnLimits`]' timeouts.)
+//!
+//! # Change notifications
+//!
+//! Open notification streams look for what is due when [`wake`] is called:
+//! give it to the server's `Changes` (`Changes::new().on_change(picomcp_tower::wake)`).
+//!
+//! # Memory
+//!
+//! Each service holds, on the heap, allocated once when it is built: its
+//! session store (by default [`Sessions<1024>`](picomcp::http::Sessions),
+//! about 40 KiB), a table of 16 waiting calls of 16 KiB each
+//! ([`Waiting`](picomcp::server::Waiting), 256 KiB) and 256 notification
+//! stream slots of 8 URIs of 256 bytes ([`Streams`](picomcp::http::Streams),
+//! about 570 KiB). Each tokio worker thread that serves a request keeps one
+//! output buffer of [`Config::max_response`] bytes; each request in flight
+//! holds its body (at most [`Config::max_body`]); an async tool's call in
+//! flight holds its own output buffer as well.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod conn;
+mod service;
+
+pub use conn::{ConnLimits, serve};
+pub use service::{Builder, Config, McpBody, McpService, SharedStore};
+
+/// Woken by the server's `Changes` (`Changes::on_change(picomcp_tower::wake)`):
+/// every open notification stream of every [`McpService`] looks for what
+/// is due.
+pub fn wake() {
+    service::NOTIFY.notify_waiters();
+}
+
+/// A boxed error, as tower and hyper use them.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -1,0 +1,644 @@
+//! [`McpService`]: one MCP endpoint as a tower service.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::io::Read;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, Method, Request, Response, StatusCode};
+use http_body::Frame;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use picomcp::asynch::AsyncHandlers;
+use picomcp::http::call::{Begun, PendingCall};
+use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
+use picomcp::server::Waiting;
+use picomcp::{Connection, Server};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::oneshot;
+
+use crate::BoxError;
+
+/// Woken by [`crate::wake`].
+pub(crate) static NOTIFY: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Handshake-era calls waiting for a client's answers, for every session of
+/// a service: 16 at once, 16 KiB each.
+type WaitingCalls = Waiting<16, { 16 << 10 }>;
+
+/// Notification streams of a service: 256 slots, each up to 8 URIs of at
+/// most 256 bytes.
+type NoteStreams = Streams<256, 8, 256>;
+
+/// Bytes of SSE events one notification-stream poll may write.
+const STREAM_BUFFER: usize = 16 << 10;
+
+/// The limits of one exchange.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Largest request body (default 64 KiB): a larger declared
+    /// `Content-Length` is `413` before a byte is read, a body that grows
+    /// past it is `413` as soon as it does.
+    pub max_body: usize,
+    /// The output buffer per worker thread (default 256 KiB): it bounds one
+    /// answer (the core answers `-32603` when an answer does not fit).
+    pub max_response: usize,
+    /// How long a client may take to send a request's body (default 30 s);
+    /// then `408`.
+    pub body_timeout: Duration,
+    /// Between SSE keep-alive comments on a notification stream (default
+    /// 15 s): proxies see a live stream, a client that has gone is found.
+    pub keep_alive: Duration,
+    /// The header an authenticating proxy in front sets to the client's
+    /// principal; 2026-07-28 request state is bound to it
+    /// ([`picomcp::http::Request::subject`]). Only behind a proxy that
+    /// alone reaches the service and overwrites the header: a client that
+    /// can set it can claim any subject. Default: none.
+    pub subject_header: Option<HeaderName>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_body: 64 << 10,
+            max_response: 256 << 10,
+            body_timeout: Duration::from_secs(30),
+            keep_alive: Duration::from_secs(15),
+            subject_header: None,
+        }
+    }
+}
+
+/// Where a service keeps the handshake era's sessions: shared by every
+/// request, each method synchronised by the store itself. A
+/// `Mutex` around any [`SessionStore`] is one (locked for one method at a
+/// time, never across a handler); a store backed by a database shared by
+/// several replicas is another.
+pub trait SharedStore: Send + Sync + 'static {
+    /// [`SessionStore::load`].
+    fn load(&self, id: &SessionId, now: u64) -> Option<Connection>;
+    /// [`SessionStore::save`].
+    fn save(&self, id: &SessionId, conn: Connection, now: u64);
+    /// [`SessionStore::try_insert`]: `false` when the store is full (the
+    /// client is answered `503` with `Retry-After`).
+    fn try_insert(&self, id: SessionId, conn: Connection, now: u64) -> bool;
+    /// [`SessionStore::remove`].
+    fn remove(&self, id: &SessionId) -> bool;
+    /// [`SessionStore::contains`].
+    fn contains(&self, id: &SessionId, now: u64) -> bool {
+        self.load(id, now).is_some()
+    }
+}
+
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl<T: SessionStore + Send + 'static> SharedStore for Mutex<T> {
+    fn load(&self, id: &SessionId, now: u64) -> Option<Connection> {
+        lock(self).load(id, now)
+    }
+    fn save(&self, id: &SessionId, conn: Connection, now: u64) {
+        lock(self).save(id, conn, now)
+    }
+    fn try_insert(&self, id: SessionId, conn: Connection, now: u64) -> bool {
+        lock(self).try_insert(id, conn, now)
+    }
+    fn remove(&self, id: &SessionId) -> bool {
+        lock(self).remove(id)
+    }
+    fn contains(&self, id: &SessionId, now: u64) -> bool {
+        lock(self).contains(id, now)
+    }
+}
+
+impl<T: SharedStore> SharedStore for &'static T {
+    fn load(&self, id: &SessionId, now: u64) -> Option<Connection> {
+        (**self).load(id, now)
+    }
+    fn save(&self, id: &SessionId, conn: Connection, now: u64) {
+        (**self).save(id, conn, now)
+    }
+    fn try_insert(&self, id: SessionId, conn: Connection, now: u64) -> bool {
+        (**self).try_insert(id, conn, now)
+    }
+    fn remove(&self, id: &SessionId) -> bool {
+        (**self).remove(id)
+    }
+    fn contains(&self, id: &SessionId, now: u64) -> bool {
+        (**self).contains(id, now)
+    }
+}
+
+/// A [`SharedStore`] seen as the core's [`SessionStore`].
+struct Store<'a>(&'a dyn SharedStore);
+
+impl SessionStore for Store<'_> {
+    fn load(&mut self, id: &SessionId, now: u64) -> Option<Connection> {
+        self.0.load(id, now)
+    }
+    fn save(&mut self, id: &SessionId, conn: Connection, now: u64) {
+        self.0.save(id, conn, now)
+    }
+    fn insert(&mut self, id: SessionId, conn: Connection, now: u64) {
+        let _ = self.0.try_insert(id, conn, now);
+    }
+    fn try_insert(&mut self, id: SessionId, conn: Connection, now: u64) -> bool {
+        self.0.try_insert(id, conn, now)
+    }
+    fn remove(&mut self, id: &SessionId) -> bool {
+        self.0.remove(id)
+    }
+    fn contains(&mut self, id: &SessionId, now: u64) -> bool {
+        self.0.contains(id, now)
+    }
+}
+
+/// `picomcp::http::Headers` over an `http` header map.
+struct HeaderView<'a>(&'a HeaderMap);
+
+impl Headers for HeaderView<'_> {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    fn count(&self, name: &str) -> usize {
+        self.0.get_all(name).iter().count()
+    }
+
+    fn unreadable(&self, name: &str) -> bool {
+        self.0.get_all(name).iter().any(|v| v.to_str().is_err())
+    }
+}
+
+/// 128 bits from the OS (session ids).
+fn random_id(bytes: &mut [u8; 16]) {
+    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
+    if ok.is_err() {
+        // Fallback: std's per-process random hasher keys.
+        use std::hash::{BuildHasher, Hasher};
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            chunk.copy_from_slice(&h.finish().to_le_bytes());
+        }
+    }
+}
+
+thread_local! {
+    /// One output buffer per worker thread: the core's part of a request
+    /// never awaits, so a request borrows it from start to end of that
+    /// synchronous call.
+    static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A response body: what the core wrote, then, for a held stream, whatever
+/// is delivered to it until it is over.
+pub struct McpBody {
+    first: Option<Bytes>,
+    rest: Option<UnboundedReceiver<Bytes>>,
+}
+
+impl McpBody {
+    fn bytes(b: Bytes) -> Self {
+        McpBody {
+            first: (!b.is_empty()).then_some(b),
+            rest: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for McpBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpBody")
+            .field("first", &self.first.as_ref().map(Bytes::len))
+            .field("stream", &self.rest.is_some())
+            .finish()
+    }
+}
+
+impl http_body::Body for McpBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Some(b) = self.first.take() {
+            return Poll::Ready(Some(Ok(Frame::data(b))));
+        }
+        match self.rest.as_mut() {
+            None => Poll::Ready(None),
+            Some(rx) => rx.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.first.is_none() && self.rest.is_none()
+    }
+}
+
+/// An async tool's call, stopped before its handler: the call, the request
+/// body and the call's own output buffer.
+type CallJob = (PendingCall, Vec<u8>, Vec<u8>);
+
+/// A finished call: its response and output buffer.
+type CallDone = (picomcp::http::Response, Vec<u8>);
+
+type CallSender = UnboundedSender<(CallJob, oneshot::Sender<CallDone>)>;
+
+struct Inner<S: 'static> {
+    http: Http<'static, S>,
+    sessions: Box<dyn SharedStore>,
+    waiting: Mutex<Box<WaitingCalls>>,
+    streams: Mutex<Box<NoteStreams>>,
+    /// The SSE streams held open for waiting calls, by call.
+    held: Mutex<HashMap<u64, UnboundedSender<Bytes>>>,
+    /// Where async tools' calls are sent to be awaited.
+    calls: Option<CallSender>,
+    config: Config,
+    /// The clock of sessions (seconds since the service was built).
+    start: Instant,
+}
+
+/// One MCP Streamable HTTP endpoint (both protocol eras) as a
+/// `tower::Service<http::Request<B>>`. Cheap to clone: every clone serves
+/// the same sessions and streams.
+///
+/// It answers every request itself (no path routing: mount it at a route).
+/// A response is the core's [`picomcp::http::Response`] with its headers,
+/// plus `Cache-Control: no-cache` on SSE; the adapter's own refusals are
+/// plain text: `413` (body over [`Config::max_body`]), `408` (body not in
+/// within [`Config::body_timeout`]), `400` (the body could not be read).
+pub struct McpService<S: 'static> {
+    inner: Arc<Inner<S>>,
+}
+
+impl<S> Clone for McpService<S> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for McpService<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpService")
+            .field("config", &self.inner.config)
+            .field("async_handlers", &self.inner.calls.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`McpService`].
+pub struct Builder<S: 'static> {
+    http: Http<'static, S>,
+    sessions: Option<Box<dyn SharedStore>>,
+    calls: Option<CallSender>,
+    config: Config,
+}
+
+impl<S> std::fmt::Debug for Builder<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Builder")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Sync + 'static> Builder<S> {
+    /// Serve through `http` (an endpoint with its own allowed hosts and
+    /// origins) instead of `Http::new(server)`.
+    pub fn http(mut self, http: Http<'static, S>) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// Keep sessions in `store` (default: a `Mutex<Sessions<1024>>` whose
+    /// sessions never expire; give a [`Sessions`] with an idle timeout, or
+    /// a store shared by replicas).
+    pub fn sessions(mut self, store: impl SharedStore) -> Self {
+        self.sessions = Some(Box::new(store));
+        self
+    }
+
+    /// The limits of one exchange.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Await the async handlers of `handlers` (registered with
+    /// `Tool::awaiting` and the like): on a thread of their own, a
+    /// current-thread tokio runtime and a `LocalSet`, where every call is
+    /// a local task, so any number are in flight at once and a handler
+    /// that awaits a timer or a socket holds no thread. Local, because a
+    /// handler's future need not be `Send`. Without this, an async
+    /// handler's call is answered `-32603` (the server does not await).
+    pub fn async_handlers<A>(mut self, handlers: &'static A) -> Self
+    where
+        A: AsyncHandlers<S> + Sync + 'static,
+    {
+        let http = self.http;
+        let (tx, mut rx) = unbounded_channel::<(CallJob, oneshot::Sender<CallDone>)>();
+        let spawned = std::thread::Builder::new()
+            .name("picomcp-calls".into())
+            .spawn(move || {
+                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return; // the sender side answers 503
+                };
+                let local = tokio::task::LocalSet::new();
+                local.block_on(&runtime, async move {
+                    while let Some(((call, mut body, mut out), done)) = rx.recv().await {
+                        tokio::task::spawn_local(async move {
+                            let r = http.finish(call, &mut body, &mut out, handlers).await;
+                            let _ = done.send((r, out));
+                        });
+                    }
+                });
+            });
+        self.calls = spawned.is_ok().then_some(tx);
+        self
+    }
+
+    /// The service.
+    pub fn build(self) -> McpService<S> {
+        McpService {
+            inner: Arc::new(Inner {
+                http: self.http,
+                sessions: self
+                    .sessions
+                    .unwrap_or_else(|| Box::new(Mutex::new(Sessions::<1024>::new()))),
+                waiting: Mutex::new(Box::new(Waiting::new())),
+                streams: Mutex::new(Box::new(Streams::new())),
+                held: Mutex::new(HashMap::new()),
+                calls: self.calls,
+                config: self.config,
+                start: Instant::now(),
+            }),
+        }
+    }
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<McpBody> {
+    let mut r = Response::new(McpBody::bytes(Bytes::from_static(text.as_bytes())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// The response for what the core answered: status, headers, body.
+fn response_for(r: &picomcp::http::Response, body: McpBody) -> Response<McpBody> {
+    let mut builder = Response::builder().status(r.status);
+    for (name, value) in r.headers() {
+        builder = builder.header(name, value);
+    }
+    if r.content_type == Some(picomcp::http::EVENT_STREAM) {
+        builder = builder.header("Cache-Control", "no-cache");
+    }
+    builder.body(body).unwrap_or_else(|_| {
+        plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the answer's headers are not valid HTTP\n",
+        )
+    })
+}
+
+impl<S: Sync + 'static> McpService<S> {
+    /// A builder for an endpoint of `server` (`Http::new(server)`: `Host`
+    /// and `Origin` on localhost only; see [`Builder::http`]).
+    pub fn builder(server: &'static Server<'static, S>) -> Builder<S> {
+        Builder {
+            http: Http::new(server),
+            sessions: None,
+            calls: None,
+            config: Config::default(),
+        }
+    }
+
+    /// An endpoint of `server` with the defaults.
+    pub fn new(server: &'static Server<'static, S>) -> Self {
+        Self::builder(server).build()
+    }
+
+    fn now(&self) -> u64 {
+        self.inner.start.elapsed().as_secs()
+    }
+
+    async fn serve<B>(self, req: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
+        let inner = &*self.inner;
+        let config = &inner.config;
+        let (parts, body) = req.into_parts();
+        // A declared length over the cap is refused before a byte is read.
+        let declared = parts
+            .headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if declared.is_some_and(|n| n > config.max_body as u64) {
+            return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n");
+        }
+        let read = Limited::new(body, config.max_body).collect();
+        let mut body = match tokio::time::timeout(config.body_timeout, read).await {
+            Ok(Ok(b)) => b.to_bytes().to_vec(),
+            Ok(Err(e)) if e.is::<LengthLimitError>() => {
+                return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n");
+            }
+            Ok(Err(_)) => return plain(StatusCode::BAD_REQUEST, "could not read the body\n"),
+            Err(_) => {
+                return plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "the request body did not arrive in time\n",
+                );
+            }
+        };
+        let now = self.now();
+        let headers = HeaderView(&parts.headers);
+        let begun = OUT.with(|out| -> Result<Response<McpBody>, Box<CallJob>> {
+            let mut out = out.borrow_mut();
+            if out.len() != config.max_response {
+                out.resize(config.max_response, 0);
+            }
+            let mut request =
+                picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
+            if let Some(subject) = config
+                .subject_header
+                .as_ref()
+                .and_then(|name| parts.headers.get(name))
+            {
+                request = request.subject(subject.as_bytes());
+            }
+            // The stores are locked only while the core runs, never while
+            // an async handler awaits.
+            let r = match inner.http.begin_streams(
+                &mut Store(&*inner.sessions),
+                &mut random_id,
+                &mut **lock(&inner.waiting),
+                &mut **lock(&inner.streams),
+                request,
+                &mut out,
+            ) {
+                Begun::Response(r) => r,
+                Begun::Call(call) => {
+                    // The call's own output buffer, starting with the open answer.
+                    let mut own = vec![0u8; config.max_response];
+                    own[..call.written()].copy_from_slice(&out[..call.written()]);
+                    return Err(Box::new((call, std::mem::take(&mut body), own)));
+                }
+            };
+            if r.poll_streams {
+                crate::wake();
+            }
+            let bytes = Bytes::copy_from_slice(&out[..r.body_len]);
+            if let Some(delivery) = r.deliver {
+                // This request's output belongs on a waiting call's stream.
+                let mut held = lock(&inner.held);
+                if let Some(tx) = held.get(&delivery.call.0)
+                    && !bytes.is_empty()
+                {
+                    let _ = tx.send(bytes);
+                }
+                if delivery.last {
+                    held.remove(&delivery.call.0); // ends the stream
+                }
+                let mut empty = Response::new(McpBody::bytes(Bytes::new()));
+                *empty.status_mut() =
+                    StatusCode::from_u16(r.status).unwrap_or(StatusCode::ACCEPTED);
+                return Ok(empty);
+            }
+            let mut reply = McpBody::bytes(bytes);
+            if let Some(call) = r.hold {
+                let (tx, rx) = unbounded_channel();
+                lock(&inner.held).insert(call.0, tx);
+                reply.rest = Some(rx);
+            }
+            if let Some(id) = r.stream {
+                let (tx, rx) = unbounded_channel();
+                reply.rest = Some(rx);
+                // A session's `GET` stream keeps its session in use; a
+                // listen stream belongs to no session.
+                let of_session = parts.method == Method::GET;
+                tokio::spawn(self.clone().notification_stream(id, tx, of_session));
+            }
+            Ok(response_for(&r, reply))
+        });
+        match begun {
+            Ok(r) => r,
+            Err(job) => self.finish_call(*job).await,
+        }
+    }
+
+    /// Have a call's handler awaited (on the calls thread) and answer it.
+    async fn finish_call(&self, job: CallJob) -> Response<McpBody> {
+        let Some(calls) = self.inner.calls.as_ref() else {
+            // The core only defers calls of async handlers; with none
+            // registered here it is a configuration error.
+            return plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "an async handler, but no Builder::async_handlers\n",
+            );
+        };
+        let (tx, rx) = oneshot::channel();
+        if calls.send((job, tx)).is_err() {
+            return plain(StatusCode::SERVICE_UNAVAILABLE, "calls thread gone\n");
+        }
+        let Ok((r, out)) = rx.await else {
+            return plain(StatusCode::INTERNAL_SERVER_ERROR, "call dropped\n");
+        };
+        response_for(
+            &r,
+            McpBody::bytes(Bytes::copy_from_slice(&out[..r.body_len])),
+        )
+    }
+
+    /// Keep a notification stream (a session's `GET`, a listen) fed: poll
+    /// it whenever [`crate::wake`] is called, until it is over or the
+    /// client has gone (then its slot is given back).
+    ///
+    /// Every [`Config::keep_alive`] it writes an SSE comment
+    /// (`: keep-alive`): proxies and clients see a live stream, and a
+    /// client that has gone is found (the send fails). A session's stream
+    /// also marks its session used, so a client that only listens keeps
+    /// its session; the stream ends when its session does.
+    async fn notification_stream(
+        self,
+        id: SessionId,
+        tx: UnboundedSender<Bytes>,
+        of_session: bool,
+    ) {
+        let inner = &*self.inner;
+        let mut keep_alive =
+            tokio::time::interval(inner.config.keep_alive.max(Duration::from_secs(1)));
+        keep_alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        keep_alive.tick().await; // the first tick is at once
+        let mut buf = vec![0u8; STREAM_BUFFER];
+        loop {
+            // Registered before polling, so a change in between is not missed.
+            let notified = NOTIFY.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let polled = inner
+                .http
+                .poll_stream(&mut **lock(&inner.streams), &id, &mut buf);
+            let Some((n, last)) = polled else { break };
+            if n > 0 && tx.send(Bytes::copy_from_slice(&buf[..n])).is_err() {
+                break;
+            }
+            if last {
+                break;
+            }
+            tokio::select! {
+                () = &mut notified => {}
+                () = tx.closed() => break,
+                _ = keep_alive.tick() => {
+                    if of_session && inner.sessions.load(&id, self.now()).is_none() {
+                        break; // the session ended (deleted or expired)
+                    }
+                    if tx.send(Bytes::from_static(b": keep-alive\n\n")).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        lock(&inner.streams).close(&id);
+    }
+}
+
+impl<S, B> tower_service::Service<Request<B>> for McpService<S>
+where
+    S: Sync + 'static,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.serve(req).await) })
+    }
+}
