@@ -181,6 +181,7 @@ impl<'a> Arguments<'a> {
     /// Deserialize the arguments into `T`, borrowing `&str` fields from the
     /// request (escaped strings are decoded in place). A mismatch between `T`
     /// and the input schema surfaces here as a tool error naming the problem.
+    #[inline(never)]
     pub fn parse<T: Deserialize<'a>>(self) -> Result<T, ToolError<'static>> {
         // The server validated the frame (depth included) before building
         // `Arguments`: no second validation pass.

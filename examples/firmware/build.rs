@@ -7,8 +7,12 @@ use std::{env, fs};
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     fs::write(out.join("memory.x"), include_bytes!("memory.x")).expect("write memory.x");
+    // cortex-m-rt's `device` feature includes `device.x`; the interrupt
+    // table is board.rs's `__INTERRUPTS`, with no named handlers to provide.
+    fs::write(out.join("device.x"), include_bytes!("device.x")).expect("write device.x");
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
+    println!("cargo:rerun-if-changed=device.x");
     println!("cargo:rerun-if-changed=build.rs");
     // `-Tlink.x` is in .cargo/config.toml; `-Tdefmt.x` only with defmt (a
     // config file cannot depend on a feature).

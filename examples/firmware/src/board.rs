@@ -31,6 +31,21 @@ impl<T> Local<T> {
     }
 }
 
+/// The device's interrupt vectors: the LM3S6965 has 48 (IRQ 0 to 47),
+/// and cortex-m-rt's default table (without its `device` feature) has 240,
+/// 768 B of flash for interrupts this chip does not have. No handler ever
+/// runs (PRIMASK stays set): each entry is cortex-m-rt's `DefaultHandler`.
+/// `device.x` (put on the linker's path by build.rs) is empty: no handler
+/// names to provide.
+#[unsafe(link_section = ".vector_table.interrupts")]
+#[unsafe(no_mangle)]
+pub static __INTERRUPTS: [unsafe extern "C" fn(); 48] = [DefaultHandler; 48];
+
+unsafe extern "C" {
+    /// cortex-m-rt's default exception and interrupt handler.
+    fn DefaultHandler();
+}
+
 /// SysTick, polled: no handler runs (PRIMASK stays set); a wrap pends the
 /// exception, which wakes `wfi`, and sets `COUNTFLAG`, read here.
 pub mod systick {
