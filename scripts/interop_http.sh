@@ -5,7 +5,9 @@
 # legacy checks, the asking ones included, plus the HTTP exchanges).
 # Then tests/interop/subscribe.py --url: two clients, one subscribes (its
 # session's GET stream; a 2026-07-28 listen stream), the other buys, the first
-# is told.
+# is told. Meanwhile GET /health, an ordinary route of the same axum Router
+# (picomcp-tower's McpService is mounted at /mcp beside it), must answer
+# 200 "ok" throughout.
 #
 # Usage, from anywhere (runs in the repo root):
 #   scripts/interop_http.sh            # every legacy check (--all)
@@ -45,10 +47,42 @@ LOG=target/interop-http-server.log
 # shellcheck disable=SC2086 # SERVER_ARGS is a list of words
 start_http_server interop_http "$LOG" "$BIN" --port "$PORT" ${SERVER_ARGS:-}
 
-echo "interop_http: tests/interop/test_http.py ${which:-(asking checks)} against $URL"
+# MCP is one route of the example's axum Router (picomcp-tower's McpService
+# at /mcp); /health is another. While the Python client runs against /mcp,
+# /health must keep answering 200 "ok" on the same server.
+health_url=${URL%/mcp}/health
+health_body=target/interop-http-health-body.txt
+health_check() {
+    local code
+    code=$(curl -s -m 5 -o "$health_body" -w '%{http_code}' "$health_url") || return 1
+    [ "$code" = 200 ] && [ "$(cat "$health_body")" = ok ]
+}
+health_watch() {
+    # Every 0.2 s until killed: one line per check (ok / failed) to file $1.
+    while sleep 0.2; do
+        if health_check; then echo ok; else echo failed; fi >>"$1"
+    done
+}
+
+echo "interop_http: tests/interop/test_http.py ${which:-(asking checks)} against $URL (and GET $health_url meanwhile)"
 status=0
+health_check || { echo "interop_http: GET $health_url did not answer 200 ok before the client ran" >&2; status=1; }
+health_checks=target/interop-http-health.txt
+: >"$health_checks"
+health_watch "$health_checks" &
+watcher=$!
 # The test has its own 180 s budget and watchdog; this bounds it from outside too.
 timeout -k 5 240 "$venv/bin/python" tests/interop/test_http.py --url "$URL" $which || status=$?
+kill "$watcher" 2>/dev/null || true
+wait "$watcher" 2>/dev/null || true
+health_ok=$(grep -c '^ok$' "$health_checks" || true)
+health_failed=$(grep -c '^failed$' "$health_checks" || true)
+if [ "$health_failed" != 0 ] || [ "$health_ok" = 0 ] || ! health_check; then
+    echo "interop_http: GET /health beside /mcp: $health_ok answered 200 ok, $health_failed did not" >&2
+    status=1
+else
+    echo "interop_http: GET /health beside /mcp: 200 ok before, after, and $health_ok times during the client's run"
+fi
 if [ -n "$which" ]; then
     # Two clients: one subscribes (handshake GET stream; 2026-07-28 listen),
     # the other buys, the first is told.

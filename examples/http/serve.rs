@@ -171,6 +171,7 @@ pub fn run<S: Sync + 'static, const N: usize>(
             header_timeout: Duration::from_secs(limits.header_timeout_s),
             idle_timeout: Duration::from_secs(limits.idle_timeout_s),
             max_connections: limits.max_connections,
+            on_accept_error: Some(|e| eprintln!("accept: {e}; retrying in 100 ms")),
             ..ConnLimits::default()
         };
         if let Err(e) = picomcp_tower::serve(listener, app, conn).await {

@@ -37,6 +37,9 @@ pub struct ConnLimits {
     /// hyper's read buffer per connection (default 32 KiB; hyper's own
     /// default is about 400 KiB): bounds headers and pipelined bytes.
     pub read_buffer: usize,
+    /// Told of each failed `accept` (out of file descriptors, say) before
+    /// the 100 ms back-off; default: nothing (the crate does not log).
+    pub on_accept_error: Option<fn(&std::io::Error)>,
 }
 
 impl Default for ConnLimits {
@@ -46,6 +49,7 @@ impl Default for ConnLimits {
             idle_timeout: Duration::from_secs(75),
             max_connections: 512,
             read_buffer: 32 << 10,
+            on_accept_error: None,
         }
     }
 }
@@ -217,10 +221,12 @@ where
     }
 }
 
-/// Serve `service` on every connection `listener` accepts, until the
-/// listener fails for good: HTTP/1.1 with keep-alive, the header and idle
+/// Serve `service` on every connection `listener` accepts, HTTP/1.1 with
+/// keep-alive, until the future is dropped (it never returns: a failed
+/// `accept` is retried; the `Result` is for callers' `?`): the header and idle
 /// timeouts and the connection cap of `limits`. Accept errors (out of file
-/// descriptors) back off for 100 ms instead of spinning.
+/// descriptors) back off for 100 ms instead of spinning
+/// ([`ConnLimits::on_accept_error`] hears of them).
 ///
 /// The body timeout and size cap are the service's ([`crate::Config`]).
 pub async fn serve<T, B>(
@@ -245,9 +251,12 @@ where
         };
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
-            Err(_) => {
+            Err(e) => {
                 // Out of file descriptors (EMFILE/ENFILE) or another
                 // transient error: back off instead of spinning.
+                if let Some(report) = limits.on_accept_error {
+                    report(&e);
+                }
                 drop(permit);
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;

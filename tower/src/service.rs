@@ -488,14 +488,32 @@ impl<S: Sync + 'static> McpService<S> {
             }
             // The stores are locked only while the core runs, never while
             // an async handler awaits.
-            let r = match inner.http.begin_streams(
-                &mut Store(&*inner.sessions),
-                &mut random_id,
-                &mut **lock(&inner.waiting),
-                &mut **lock(&inner.streams),
-                request,
-                &mut out,
-            ) {
+            let mut sessions = Store(&*inner.sessions);
+            let mut waiting = lock(&inner.waiting);
+            let mut streams = lock(&inner.streams);
+            let begun = if inner.calls.is_some() {
+                inner.http.begin_streams(
+                    &mut sessions,
+                    &mut random_id,
+                    &mut **waiting,
+                    &mut **streams,
+                    request,
+                    &mut out,
+                )
+            } else {
+                // Nothing awaits here: the core answers an async
+                // handler's call `-32603` itself.
+                Begun::Response(inner.http.handle_streams(
+                    &mut sessions,
+                    &mut random_id,
+                    &mut **waiting,
+                    &mut **streams,
+                    request,
+                    &mut out,
+                ))
+            };
+            drop((waiting, streams));
+            let r = match begun {
                 Begun::Response(r) => r,
                 Begun::Call(call) => {
                     // The call's own output buffer, starting with the open answer.
@@ -549,8 +567,8 @@ impl<S: Sync + 'static> McpService<S> {
     /// Have a call's handler awaited (on the calls thread) and answer it.
     async fn finish_call(&self, job: CallJob) -> Response<McpBody> {
         let Some(calls) = self.inner.calls.as_ref() else {
-            // The core only defers calls of async handlers; with none
-            // registered here it is a configuration error.
+            // Unreachable: without a calls thread the core is not asked
+            // to defer a call.
             return plain(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "an async handler, but no Builder::async_handlers\n",

@@ -1,0 +1,428 @@
+//! `McpService` driven without a network: through tower's
+//! `ServiceExt::oneshot`, and as an axum route beside an ordinary one.
+//! Then `serve` on a loopback socket: the router behind it, and its header
+//! timeout.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::routing::get;
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body::Frame;
+use http_body_util::{BodyExt, Full};
+use picomcp::http::Sessions;
+use picomcp::schema::Schema;
+use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
+use picomcp::{Server, ServerInfo};
+use picomcp_tower::{Config, ConnLimits, McpBody, McpService};
+use tower::ServiceExt;
+
+struct Shop;
+
+fn hello<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    reply.text("hello from a sync tool")
+}
+
+/// Awaits a tokio timer: only the calls thread of `Builder::async_handlers`
+/// (a tokio runtime) can run it.
+async fn slow<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    reply.text("hello from an async tool")
+}
+
+const NO_ARGS: Schema<'static> = Schema::object(&[]);
+
+picomcp::async_tools! {
+    struct ShopAsync for Shop {
+        SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
+    }
+}
+
+static TOOLS: [Tool<Shop>; 2] = [
+    Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
+    ShopAsync::SLOW,
+];
+static SERVER: Server<'static, Shop> =
+    Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn call_body(tool: &str, meta: bool) -> String {
+    let meta = if meta {
+        format!(",{ENV}")
+    } else {
+        String::new()
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}{meta}}}}}"#
+    )
+}
+
+/// A POST to `/mcp` as a client sends it (handshake era unless `version`).
+fn post(body: impl Into<String>, session: Option<&str>) -> Request<Full<Bytes>> {
+    let body: String = body.into();
+    let mut b = Request::post("/mcp")
+        .header("Host", "localhost:8080")
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json");
+    if let Some(id) = session {
+        b = b
+            .header("Mcp-Session-Id", id)
+            .header("MCP-Protocol-Version", "2025-11-25");
+    }
+    b.body(Full::new(Bytes::from(body))).unwrap()
+}
+
+/// A stateless 2026-07-28 `tools/call` of `tool`.
+fn modern_call(tool: &str) -> Request<Full<Bytes>> {
+    Request::post("/mcp")
+        .header("Host", "localhost:8080")
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", tool)
+        .body(Full::new(Bytes::from(call_body(tool, true))))
+        .unwrap()
+}
+
+async fn text<B>(r: Response<B>) -> (StatusCode, http::HeaderMap, String)
+where
+    B: http_body::Body,
+    B::Error: std::fmt::Debug,
+{
+    let (parts, body) = r.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes();
+    (
+        parts.status,
+        parts.headers,
+        String::from_utf8(bytes.to_vec()).unwrap(),
+    )
+}
+
+/// initialize, then notifications/initialized: the session id.
+async fn open_session(mcp: &McpService<Shop>) -> String {
+    let r = mcp.clone().oneshot(post(INIT, None)).await.unwrap();
+    let (status, headers, body) = text(r).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains(r#""serverInfo":{"name":"shop""#), "{body}");
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let r = mcp
+        .clone()
+        .oneshot(post(INITIALIZED, Some(&id)))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    id
+}
+
+#[tokio::test]
+async fn oneshot_initialize_then_call() {
+    let mcp = McpService::new(&SERVER);
+    let id = open_session(&mcp).await;
+    let r = mcp
+        .clone()
+        .oneshot(post(call_body("hello", false), Some(&id)))
+        .await
+        .unwrap();
+    let (status, headers, body) = text(r).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["content-type"], "application/json");
+    assert!(body.contains("hello from a sync tool"), "{body}");
+    assert!(body.contains(r#""id":2"#), "{body}");
+
+    // An unknown session is 404; DELETE ends ours.
+    let r = mcp
+        .clone()
+        .oneshot(post(call_body("hello", false), Some("f00")))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let delete = Request::delete("/mcp")
+        .header("Host", "localhost")
+        .header("Mcp-Session-Id", &id)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let r = mcp.clone().oneshot(delete).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = mcp
+        .oneshot(post(call_body("hello", false), Some(&id)))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn oneshot_stateless_call() {
+    let mcp = McpService::new(&SERVER);
+    let (status, _, body) = text(mcp.oneshot(modern_call("hello")).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("hello from a sync tool"), "{body}");
+}
+
+#[tokio::test]
+async fn dns_rebinding_is_refused() {
+    let mcp = McpService::new(&SERVER);
+    let mut req = modern_call("hello");
+    req.headers_mut()
+        .insert("Host", "evil.example".parse().unwrap());
+    assert_eq!(
+        mcp.oneshot(req).await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
+}
+
+#[tokio::test]
+async fn async_tool_is_awaited_on_the_calls_thread() {
+    let mcp = McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .build();
+    // Eight at once: each awaits its timer, none holds a thread.
+    let calls: Vec<_> = (0..8)
+        .map(|_| tokio::spawn(mcp.clone().oneshot(modern_call("slow"))))
+        .collect();
+    for call in calls {
+        let (status, _, body) = text(call.await.unwrap().unwrap()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.contains("hello from an async tool"), "{body}");
+    }
+}
+
+#[tokio::test]
+async fn async_tool_without_async_handlers_is_32603() {
+    let mcp = McpService::new(&SERVER);
+    let (status, _, body) = text(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains(r#""code":-32603"#), "{body}");
+}
+
+fn small_body() -> Config {
+    Config {
+        max_body: 512,
+        body_timeout: Duration::from_millis(200),
+        ..Config::default()
+    }
+}
+
+#[tokio::test]
+async fn declared_body_over_the_cap_is_413() {
+    let mcp = McpService::builder(&SERVER).config(small_body()).build();
+    let mut req = post("x".repeat(513), None);
+    req.headers_mut()
+        .insert("Content-Length", "100000000".parse().unwrap());
+    let (status, _, body) = text(mcp.oneshot(req).await.unwrap()).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+}
+
+/// A body of `chunks` chunks of 100 bytes with no declared length, then,
+/// if `stall`, nothing ever again.
+struct Trickle {
+    chunks: usize,
+    stall: bool,
+}
+
+impl http_body::Body for Trickle {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.chunks == 0 {
+            return if self.stall {
+                Poll::Pending
+            } else {
+                Poll::Ready(None)
+            };
+        }
+        self.chunks -= 1;
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(&[b' '; 100])))))
+    }
+}
+
+fn trickle(chunks: usize, stall: bool) -> Request<Trickle> {
+    Request::post("/mcp")
+        .header("Host", "localhost")
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(Trickle { chunks, stall })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn body_growing_past_the_cap_is_413() {
+    let mcp = McpService::builder(&SERVER).config(small_body()).build();
+    let (status, _, _) = text(mcp.oneshot(trickle(6, false)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
+async fn stalled_body_is_408() {
+    let mcp = McpService::builder(&SERVER).config(small_body()).build();
+    let start = Instant::now();
+    let (status, _, _) = text(mcp.oneshot(trickle(2, true)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::REQUEST_TIMEOUT);
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(200) && took < Duration::from_secs(2),
+        "{took:?}"
+    );
+}
+
+#[tokio::test]
+async fn full_session_table_is_503_with_retry_after() {
+    let mcp = McpService::builder(&SERVER)
+        .sessions(Mutex::new(Sessions::<2>::new()))
+        .build();
+    let first = open_session(&mcp).await;
+    open_session(&mcp).await;
+    let (status, headers, _) = text(mcp.clone().oneshot(post(INIT, None)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(headers["retry-after"], "1");
+    // A session ended gives its slot back.
+    let delete = Request::delete("/mcp")
+        .header("Host", "localhost")
+        .header("Mcp-Session-Id", &first)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    assert_eq!(
+        mcp.clone().oneshot(delete).await.unwrap().status(),
+        StatusCode::OK
+    );
+    open_session(&mcp).await;
+}
+
+fn router(mcp: McpService<Shop>) -> Router {
+    Router::new()
+        .route("/health", get(|| async { "ok" }))
+        .route_service("/mcp", mcp)
+}
+
+#[tokio::test]
+async fn axum_router_serves_mcp_beside_another_route() {
+    let mcp = McpService::builder(&SERVER)
+        .config(small_body())
+        .async_handlers(&ShopAsync)
+        .build();
+    let app = router(mcp);
+
+    let health = Request::get("/health")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let (status, _, body) = text(app.clone().oneshot(health).await.unwrap()).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "ok"));
+
+    let missing = Request::get("/nope")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let r = app.clone().oneshot(missing).await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+
+    let r = app
+        .clone()
+        .oneshot(post(INIT, None).map(axum::body::Body::new))
+        .await;
+    let (status, headers, body) = text(r.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let r = app
+        .clone()
+        .oneshot(post(INITIALIZED, Some(&id)).map(axum::body::Body::new))
+        .await;
+    assert_eq!(r.unwrap().status(), StatusCode::ACCEPTED);
+    let r = app
+        .clone()
+        .oneshot(post(call_body("hello", false), Some(&id)).map(axum::body::Body::new))
+        .await;
+    let (status, _, body) = text(r.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("hello from a sync tool"), "{body}");
+
+    let r = app
+        .clone()
+        .oneshot(modern_call("slow").map(axum::body::Body::new))
+        .await;
+    let (status, _, body) = text(r.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("hello from an async tool"), "{body}");
+
+    let big = post("x".repeat(600), None).map(axum::body::Body::new);
+    let r = app.oneshot(big).await.unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+/// A bare HTTP/1.1 exchange on `addr`: the status line and the body.
+async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).await.unwrap();
+    String::from_utf8(answer).unwrap()
+}
+
+#[tokio::test]
+async fn serve_runs_the_router_with_its_header_timeout() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let limits = ConnLimits {
+        header_timeout: Duration::from_millis(300),
+        ..ConnLimits::default()
+    };
+    let app = router(McpService::new(&SERVER));
+    tokio::spawn(picomcp_tower::serve(listener, app, limits));
+
+    let health = raw(
+        addr,
+        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    assert!(health.ends_with("\r\n\r\nok"), "{health}");
+
+    let body = call_body("hello", true);
+    let call = raw(
+        addr,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: hello\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await;
+    assert!(call.starts_with("HTTP/1.1 200"), "{call}");
+    assert!(call.contains("hello from a sync tool"), "{call}");
+
+    // Headers that never finish: the connection is closed after 300 ms.
+    let start = Instant::now();
+    let cut = tokio::time::timeout(
+        Duration::from_secs(5),
+        raw(addr, "GET /health HTTP/1.1\r\nHost: x\r\n"),
+    )
+    .await
+    .expect("closed by the header timeout");
+    assert_eq!(cut, "");
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+}
+
+// `McpBody` is what the service answers: a plain `http_body::Body`.
+const _: fn(McpService<Shop>) = |mcp| {
+    fn is_service<T: tower::Service<Request<Full<Bytes>>, Response = Response<McpBody>>>(_: T) {}
+    is_service(mcp);
+};
