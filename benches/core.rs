@@ -28,7 +28,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group};
-use picomcp::schema::{Literal, Property, Schema};
+use picomcp::schema::{Keywords, Literal, Property, Schema};
 use picomcp::wire::frame::{LineFramer, Status};
 use picomcp::wire::json::{Limits, Value};
 use picomcp::{Connection, Server};
@@ -409,7 +409,7 @@ fn handle_cases(c: &mut Criterion) {
 // Schema check alone.
 // ---------------------------------------------------------------------------
 
-const TAG: Schema = Schema::string().min_length(1).max_length(32);
+const TAG: Schema = Schema::string().with(&Keywords::new().min_length(1).max_length(32));
 const POINT: Schema = Schema::object(&[
     Property::new("x", Schema::number()),
     Property::new("y", Schema::number()),
@@ -422,12 +422,24 @@ const FORMATS: &[Literal] = &[
 ];
 /// Eight properties of mixed types and constraints.
 const BOOK: Schema = Schema::object(&[
-    Property::new("title", Schema::string().min_length(1).max_length(200)),
-    Property::new("year", Schema::integer().minimum(0).maximum(3000)),
-    Property::new("price", Schema::number().minimum(0)),
+    Property::new(
+        "title",
+        Schema::string().with(&Keywords::new().min_length(1).max_length(200)),
+    ),
+    Property::new(
+        "year",
+        Schema::integer().with(&Keywords::new().minimum(0).maximum(3000)),
+    ),
+    Property::new("price", Schema::number().with(&Keywords::new().minimum(0))),
     Property::new("in_stock", Schema::boolean()),
-    Property::new("format", Schema::string().enum_values(FORMATS)),
-    Property::new("tags", Schema::array(&TAG).max_items(8)),
+    Property::new(
+        "format",
+        Schema::string().with(&Keywords::new().enum_values(FORMATS)),
+    ),
+    Property::new(
+        "tags",
+        Schema::array(&TAG).with(&Keywords::new().max_items(8)),
+    ),
     Property::new("isbn", Schema::string().nullable()),
     Property::new("shelf", POINT),
 ])

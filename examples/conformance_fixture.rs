@@ -33,7 +33,7 @@ use picomcp::resource::{
     Contents, ReadRequest, Resource, ResourceDescriptor, ResourceOutcome, ResourceTemplate,
     TemplateDescriptor,
 };
-use picomcp::schema::{Composition, DRAFT_2020_12, Def, Literal, Property, Schema};
+use picomcp::schema::{Composition, DRAFT_2020_12, Def, Keywords, Literal, Property, Schema};
 use picomcp::server::Waiting;
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::transport::{Stdio, StdioWaker, serve_subscribed};
@@ -75,7 +75,8 @@ pub const JSON_SCHEMA_2020_12: Schema = Schema::object(&[
     ),
     Property::new(
         "contactMethod",
-        Schema::string().enum_values(&[Literal::Str("phone"), Literal::Str("email")]),
+        Schema::string()
+            .with(&Keywords::new().enum_values(&[Literal::Str("phone"), Literal::Str("email")])),
     ),
     Property::new("phone", Schema::string()),
     Property::new("email", Schema::string()),
@@ -93,7 +94,7 @@ pub const JSON_SCHEMA_2020_12: Schema = Schema::object(&[
             &Schema::ANY
                 .properties(&[Property::new(
                     "contactMethod",
-                    Schema::ANY.const_value(Literal::Str("phone")),
+                    Schema::ANY.with(&Keywords::new().const_value(Literal::Str("phone"))),
                 )])
                 .required(&["contactMethod"]),
         )

@@ -12,7 +12,7 @@
 //! | [`PromptArguments`] | `PromptArgs` | a prompt's `arguments` list and typed access to their values |
 
 use crate::prompt::{PromptArgument, PromptRequest};
-use crate::schema::{Bound, Schema};
+use crate::schema::{Bound, Keywords, Schema};
 use crate::tool::{Content, Reply, ToolOutcome};
 use crate::wire::emit::ValueWriter;
 
@@ -117,12 +117,12 @@ pub const fn int_bound(n: i128) -> Bound<'static> {
     }
 }
 
-/// `schema` with `minimum`/`maximum` set to an integer type's range.
+/// `keywords` with `minimum`/`maximum` set to an integer type's range.
 #[doc(hidden)]
-pub const fn int_range(mut schema: Schema<'static>, min: i128, max: i128) -> Schema<'static> {
-    schema.minimum = Some(int_bound(min));
-    schema.maximum = Some(int_bound(max));
-    schema
+pub const fn int_range(mut keywords: Keywords<'static>, min: i128, max: i128) -> Keywords<'static> {
+    keywords.minimum = Some(int_bound(min));
+    keywords.maximum = Some(int_bound(max));
+    keywords
 }
 
 /// A capacity (`N` of `String<N>`, `Vec<T, N>`, `[T; N]`) as a schema

@@ -4,7 +4,7 @@
 #![cfg(feature = "derive")]
 
 use picomcp::derive_support::{ContentExt, HasSchema, PromptArguments, ReplyExt, WriteJson};
-use picomcp::schema::{Property, Schema};
+use picomcp::schema::{Keywords, Property, Schema};
 use picomcp::tool::{Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::wire::emit::Writer;
 use picomcp::wire::json::{Limits, Value};
@@ -518,8 +518,11 @@ fn get_author<'a>(_: &'a Shop, args: TitleArgs<'a>, reply: Reply<'_>) -> ToolOut
 }
 
 /// A hand-written schema still works, with or without `tool!`.
-const HAND_ARGS: Schema<'static> =
-    Schema::object(&[Property::new("n", Schema::integer().minimum(1).maximum(3))]).required(&["n"]);
+const HAND_ARGS: Schema<'static> = Schema::object(&[Property::new(
+    "n",
+    Schema::integer().with(&Keywords::new().minimum(1).maximum(3)),
+)])
+.required(&["n"]);
 
 struct HandArgs {
     n: u8,

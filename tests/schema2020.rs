@@ -11,7 +11,7 @@ mod common;
 mod fixture;
 
 use common::{init, serve_with};
-use picomcp::schema::{Composition, Constraint, Def, Literal, Property, Schema};
+use picomcp::schema::{Composition, Constraint, Def, Keywords, Literal, Property, Schema};
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::wire::json::{Limits, Value as Json};
 use picomcp::{Server, ServerInfo};
@@ -25,14 +25,15 @@ const PICK: Schema = Schema::object(&[
     Property::new(
         "n",
         Schema::integer().composition(&Composition::new().one_of(&[
-            Schema::integer().multiple_of(2),
-            Schema::integer().multiple_of(3),
+            Schema::integer().with(&Keywords::new().multiple_of(2)),
+            Schema::integer().with(&Keywords::new().multiple_of(3)),
         ])),
     ),
     Property::new(
         "word",
         Schema::string().composition(
-            &Composition::new().not(&Schema::ANY.const_value(Literal::Str("forbidden"))),
+            &Composition::new()
+                .not(&Schema::ANY.with(&Keywords::new().const_value(Literal::Str("forbidden")))),
         ),
     ),
     Property::new(
@@ -419,7 +420,10 @@ fn all_of_reports_the_inner_violation_and_branches_leave_no_path() {
     )])
     .composition(&Composition::new().all_of(&[
         Schema::ANY.required(&["a"]),
-        Schema::ANY.properties(&[Property::new("a", Schema::ANY.max_length(3))]),
+        Schema::ANY.properties(&[Property::new(
+            "a",
+            Schema::ANY.with(&Keywords::new().max_length(3)),
+        )]),
     ]));
     assert_eq!(check(&S, r#"{}"#), Err("/a is required".to_owned()));
     assert_eq!(check(&S, r#"{"a":{"deep":"x"}}"#), Ok(()));

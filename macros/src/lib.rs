@@ -206,7 +206,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                 ));
             }
             (
-                quote!(#s::string().enum_values(&[#(#lits),*]) #tail),
+                quote!(#s::string().with(&::picomcp::schema::Keywords::new().enum_values(&[#(#lits),*])) #tail),
                 quote! {
                     #[allow(unreachable_patterns)]
                     match self { #(#arms)* _ => v.null() }

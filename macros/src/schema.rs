@@ -60,46 +60,77 @@ pub(crate) fn shape_exact(shape: &Shape) -> TokenStream2 {
     }
 }
 
-/// The schema expression of a shape (without field attributes).
+/// The schema expression of a shape (without field attributes), its value
+/// keywords attached.
 fn shape_schema(shape: &Shape) -> TokenStream2 {
+    let (schema, keywords) = shape_parts(shape);
+    match keywords {
+        Some(k) => quote!(#schema.with(&#k)),
+        None => schema,
+    }
+}
+
+/// The value keywords' path.
+fn keywords_path() -> TokenStream2 {
+    quote!(::picomcp::schema::Keywords)
+}
+
+/// A shape's schema without its value keywords, and those keywords (a
+/// `Keywords` expression) when it has any: a field's attributes add to
+/// them before they are attached, once.
+fn shape_parts(shape: &Shape) -> (TokenStream2, Option<TokenStream2>) {
     let s = schema_path();
+    let k = keywords_path();
     match shape {
-        Shape::Str => quote!(#s::string()),
-        Shape::FixedString(n) => {
-            quote!(#s::string().max_length(::picomcp::derive_support::count(#n)))
-        }
-        Shape::Int(t) => quote!(::picomcp::derive_support::int_range(
-            #s::integer(),
-            <#t>::MIN as i128,
-            <#t>::MAX as i128
-        )),
-        Shape::Float => quote!(#s::number()),
-        Shape::Bool => quote!(#s::boolean()),
+        Shape::Str => (quote!(#s::string()), None),
+        Shape::FixedString(n) => (
+            quote!(#s::string()),
+            Some(quote!(#k::new().max_length(::picomcp::derive_support::count(#n)))),
+        ),
+        Shape::Int(t) => (
+            quote!(#s::integer()),
+            Some(quote!(::picomcp::derive_support::int_range(
+                #k::new(),
+                <#t>::MIN as i128,
+                <#t>::MAX as i128
+            ))),
+        ),
+        Shape::Float => (quote!(#s::number()), None),
+        Shape::Bool => (quote!(#s::boolean()), None),
         // A nested `Option` of a derived (or hand-written `HasSchema`) type:
         // `{"anyOf":[T,{"type":"null"}]}`, since adding `null` to `type`
         // would not admit `null` past T's `enum`, `const` or applicators.
         Shape::Option(inner) if matches!(**inner, Shape::Nested(_)) => {
             let inner = shape_schema(inner);
-            quote!(#s::ANY.composition(
-                &::picomcp::schema::Composition::new().any_of(&[#inner, #s::null()])
-            ))
+            (
+                quote!(#s::ANY.composition(
+                    &::picomcp::schema::Composition::new().any_of(&[#inner, #s::null()])
+                )),
+                None,
+            )
         }
         Shape::Option(inner) => {
-            let inner = shape_schema(inner);
-            quote!(#inner.nullable())
+            let (inner, keywords) = shape_parts(inner);
+            (quote!(#inner.nullable()), keywords)
         }
         Shape::List { item, len, exact } => {
             let item = shape_schema(item);
             let min = exact.then(|| quote!(.min_items(::picomcp::derive_support::count(#len))));
-            quote!(#s::array(&#item) #min .max_items(::picomcp::derive_support::count(#len)))
+            (
+                quote!(#s::array(&#item)),
+                Some(quote!(#k::new() #min .max_items(::picomcp::derive_support::count(#len)))),
+            )
         }
         Shape::Slice(item) => {
             let item = shape_schema(item);
-            quote!(#s::array(&#item))
+            (quote!(#s::array(&#item)), None)
         }
-        Shape::Nested(ty) => {
-            quote_spanned!(ty.span()=> <#ty as ::picomcp::derive_support::HasSchema>::SCHEMA)
-        }
+        // Its own keywords, if any, stay attached unless an attribute adds
+        // to them (then they are the start: see `field_schema`).
+        Shape::Nested(ty) => (
+            quote_spanned!(ty.span()=> <#ty as ::picomcp::derive_support::HasSchema>::SCHEMA),
+            None,
+        ),
     }
 }
 
@@ -110,7 +141,17 @@ pub(crate) fn field_schema(ty: &Type, shape: &Shape, a: &FieldAttrs) -> Result<T
         Shape::Option(inner) => inner,
         s => s,
     };
-    let mut out = shape_schema(top);
+    let (mut out, shape_keywords) = shape_parts(top);
+    let k = keywords_path();
+    // The value keywords: the shape's (a nested type's own, read back from
+    // its schema), then the attributes'. Attached only when there are any.
+    let mut has_keywords = shape_keywords.is_some();
+    let mut keywords = match (shape_keywords, top) {
+        (Some(kw), _) => kw,
+        (None, Shape::Nested(ty)) => quote_spanned!(ty.span()=>
+            (*<#ty as ::picomcp::derive_support::HasSchema>::SCHEMA.value_keywords())),
+        (None, _) => quote!(#k::new()),
+    };
     let kind = top.kind();
     let need = |what: &str, ok: bool, span: Span| -> Result<()> {
         if ok {
@@ -134,13 +175,13 @@ pub(crate) fn field_schema(ty: &Type, shape: &Shape, a: &FieldAttrs) -> Result<T
         };
         need(name, applies, span)?;
         let m = syn::Ident::new(name, span);
-        out = match takes {
+        keywords = match takes {
             Takes::Bound => match float_literal_text(e)? {
                 Some(text) => {
                     let m = syn::Ident::new(&format!("{name}_decimal"), span);
-                    quote!(#out.#m(#text))
+                    quote!(#keywords.#m(#text))
                 }
-                None => quote!(#out.#m(#e)),
+                None => quote!(#keywords.#m(#e)),
             },
             Takes::ExclusiveBound => {
                 let bound = if let Some(text) = float_literal_text(e)? {
@@ -148,19 +189,24 @@ pub(crate) fn field_schema(ty: &Type, shape: &Shape, a: &FieldAttrs) -> Result<T
                 } else {
                     quote!(::picomcp::schema::Bound::Int(#e))
                 };
-                quote!(#out.#m(#bound))
+                quote!(#keywords.#m(#bound))
             }
-            Takes::Multiple | Takes::Length | Takes::Items => quote!(#out.#m(#e)),
+            Takes::Multiple | Takes::Length | Takes::Items => quote!(#keywords.#m(#e)),
         };
+        has_keywords = true;
+    }
+    if let Some(d) = &a.default {
+        keywords = quote!(#keywords.default_json(#d));
+        has_keywords = true;
+    }
+    if has_keywords {
+        out = quote!(#out.with(&#keywords));
     }
     if let Some(t) = &a.title {
         out = quote!(#out.title(#t));
     }
     if let Some(d) = &a.description {
         out = quote!(#out.description(#d));
-    }
-    if let Some(d) = &a.default {
-        out = quote!(#out.default_json(#d));
     }
     Ok(out)
 }

@@ -180,25 +180,26 @@ fn check_own<'s: 'a, 'a>(
     if !s.types.accepts(v) {
         return walk.fail(Constraint::Type(s.types));
     }
-    if !s.enum_values.is_empty() && !s.enum_values.iter().any(|l| l.matches(v)) {
-        return walk.fail(Constraint::Enum(s.enum_values));
+    let k = s.value_keywords();
+    if !k.enum_values.is_empty() && !k.enum_values.iter().any(|l| l.matches(v)) {
+        return walk.fail(Constraint::Enum(k.enum_values));
     }
-    if let Some(c) = s.const_value
+    if let Some(c) = k.const_value
         && !c.matches(v)
     {
         return walk.fail(Constraint::Const(c));
     }
     match v.kind() {
         Kind::Number => check_number(s, v, walk),
-        Kind::String if s.min_length.is_none() && s.max_length.is_none() => true,
+        Kind::String if k.min_length.is_none() && k.max_length.is_none() => true,
         Kind::String => {
             let n = v.as_str().map_or(0, |j| j.char_count());
-            if let Some(min) = s.min_length
+            if let Some(min) = k.min_length
                 && n < min as usize
             {
                 return walk.fail(Constraint::MinLength(min));
             }
-            if let Some(max) = s.max_length
+            if let Some(max) = k.max_length
                 && n > max as usize
             {
                 return walk.fail(Constraint::MaxLength(max));
@@ -207,12 +208,12 @@ fn check_own<'s: 'a, 'a>(
         }
         Kind::Array => {
             let n = v.len();
-            if let Some(min) = s.min_items
+            if let Some(min) = k.min_items
                 && n < min as usize
             {
                 return walk.fail(Constraint::MinItems(min));
             }
-            if let Some(max) = s.max_items
+            if let Some(max) = k.max_items
                 && n > max as usize
             {
                 return walk.fail(Constraint::MaxItems(max));
@@ -247,27 +248,28 @@ fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, walk: &mut Walk<'s, 'a
         Some(Less) => false,
         None => true,
     };
-    if let Some(b) = s.minimum
+    let k = s.value_keywords();
+    if let Some(b) = k.minimum
         && below(b, true)
     {
         return walk.fail(Constraint::Minimum(b));
     }
-    if let Some(b) = s.maximum
+    if let Some(b) = k.maximum
         && above(b, true)
     {
         return walk.fail(Constraint::Maximum(b));
     }
-    if let Some(b) = s.exclusive_minimum
+    if let Some(b) = k.exclusive_minimum
         && below(b, false)
     {
         return walk.fail(Constraint::ExclusiveMinimum(b));
     }
-    if let Some(b) = s.exclusive_maximum
+    if let Some(b) = k.exclusive_maximum
         && above(b, false)
     {
         return walk.fail(Constraint::ExclusiveMaximum(b));
     }
-    if let Some(m) = s.multiple_of {
+    if let Some(m) = k.multiple_of {
         // Exact for integral values of magnitude up to u64::MAX; larger
         // ones (and fractions) are not accepted.
         let magnitude = v
@@ -375,29 +377,44 @@ mod tests {
     use super::super::Property;
     use super::super::tests::LOOP;
     use super::*;
+    use crate::schema::Keywords;
     use crate::wire::json::Limits;
     use std::string::{String, ToString};
 
-    const TOP: Schema =
-        Schema::object(&[Property::new("n", Schema::integer().minimum(0).maximum(50))])
-            .required(&["n"]);
+    const TOP: Schema = Schema::object(&[Property::new(
+        "n",
+        Schema::integer().with(&Keywords::new().minimum(0).maximum(50)),
+    )])
+    .required(&["n"]);
 
-    const ITEM: Schema = Schema::string().min_length(2).max_length(3);
+    const ITEM: Schema = Schema::string().with(&Keywords::new().min_length(2).max_length(3));
     const RICH: Schema = Schema::object(&[
         Property::new("name", Schema::string().nullable()),
-        Property::new("tags", Schema::array(&ITEM).min_items(1).max_items(2)),
+        Property::new(
+            "tags",
+            Schema::array(&ITEM).with(&Keywords::new().min_items(1).max_items(2)),
+        ),
         Property::new(
             "color",
-            Schema::string().enum_values(&[Literal::Str("red"), Literal::Str("green")]),
+            Schema::string()
+                .with(&Keywords::new().enum_values(&[Literal::Str("red"), Literal::Str("green")])),
         ),
-        Property::new("even", Schema::integer().multiple_of(2)),
+        Property::new(
+            "even",
+            Schema::integer().with(&Keywords::new().multiple_of(2)),
+        ),
         Property::new(
             "ratio",
-            Schema::number()
-                .exclusive_minimum(Bound::Int(0))
-                .exclusive_maximum(Bound::decimal("1.5")),
+            Schema::number().with(
+                &Keywords::new()
+                    .exclusive_minimum(Bound::Int(0))
+                    .exclusive_maximum(Bound::decimal("1.5")),
+            ),
         ),
-        Property::new("kind", Schema::string().const_value(Literal::Str("book"))),
+        Property::new(
+            "kind",
+            Schema::string().with(&Keywords::new().const_value(Literal::Str("book"))),
+        ),
         Property::new(
             "inner",
             Schema::object(&[Property::new("ok", Schema::boolean())])
@@ -545,7 +562,8 @@ mod tests {
 
     #[test]
     fn integer_bounds_compare_with_any_number_exactly() {
-        let s = Schema::number().minimum(-3).maximum(i64::MAX);
+        const S: Schema = Schema::number().with(&Keywords::new().minimum(-3).maximum(i64::MAX));
+        let s = S;
         for ok in [
             "-3",
             "-3.0",
@@ -564,9 +582,12 @@ mod tests {
         ] {
             assert_eq!(err(&s, bad).as_deref(), Some(want), "{bad}");
         }
-        let half = Schema::number()
-            .minimum_decimal("0.5")
-            .maximum_decimal("1e3");
+        const HALF: Schema = Schema::number().with(
+            &Keywords::new()
+                .minimum_decimal("0.5")
+                .maximum_decimal("1e3"),
+        );
+        let half = HALF;
         assert_eq!(err(&half, "0.5"), None);
         assert_eq!(err(&half, "1000.0"), None);
         assert_eq!(
@@ -577,7 +598,8 @@ mod tests {
             err(&half, "1000.0000000000000001").as_deref(),
             Some("/ must be <= 1e3")
         );
-        let even = Schema::integer().multiple_of(u64::MAX);
+        const EVEN: Schema = Schema::integer().with(&Keywords::new().multiple_of(u64::MAX));
+        let even = EVEN;
         assert_eq!(err(&even, "18446744073709551615"), None);
         assert_eq!(
             err(&even, "-9223372036854775808").as_deref(),
@@ -589,7 +611,7 @@ mod tests {
     fn objects_past_the_kept_members_are_walked_again() {
         const PROPS: &[Property] = &[
             Property::new("a", Schema::integer()),
-            Property::new("z", Schema::string().max_length(1)),
+            Property::new("z", Schema::string().with(&Keywords::new().max_length(1))),
         ];
         let s = Schema::object(PROPS)
             .required(&["a"])

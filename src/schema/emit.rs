@@ -130,10 +130,11 @@ impl Schema<'_> {
             key(w, "additionalProperties");
             w.bool(a);
         }
-        if !self.enum_values.is_empty() {
+        let k = self.value_keywords();
+        if !k.enum_values.is_empty() {
             key(w, "enum");
             w.raw(b"[");
-            for (i, l) in self.enum_values.iter().enumerate() {
+            for (i, l) in k.enum_values.iter().enumerate() {
                 if i > 0 {
                     w.raw(b",");
                 }
@@ -141,15 +142,15 @@ impl Schema<'_> {
             }
             w.raw(b"]");
         }
-        if let Some(c) = self.const_value {
+        if let Some(c) = k.const_value {
             key(w, "const");
             c.write(w);
         }
         let bounds = [
-            ("minimum", self.minimum),
-            ("maximum", self.maximum),
-            ("exclusiveMinimum", self.exclusive_minimum),
-            ("exclusiveMaximum", self.exclusive_maximum),
+            ("minimum", k.minimum),
+            ("maximum", k.maximum),
+            ("exclusiveMinimum", k.exclusive_minimum),
+            ("exclusiveMaximum", k.exclusive_maximum),
         ];
         for (name, b) in bounds {
             if let Some(b) = b {
@@ -157,14 +158,11 @@ impl Schema<'_> {
                 b.write(w);
             }
         }
-        if let Some(m) = self.multiple_of {
+        if let Some(m) = k.multiple_of {
             key(w, "multipleOf");
             w.u64(m);
         }
-        let counts = [
-            ("minLength", self.min_length),
-            ("maxLength", self.max_length),
-        ];
+        let counts = [("minLength", k.min_length), ("maxLength", k.max_length)];
         for (name, c) in counts {
             if let Some(c) = c {
                 key(w, name);
@@ -175,14 +173,14 @@ impl Schema<'_> {
             key(w, "items");
             items.write_at(w, depth + 1);
         }
-        let counts = [("minItems", self.min_items), ("maxItems", self.max_items)];
+        let counts = [("minItems", k.min_items), ("maxItems", k.max_items)];
         for (name, c) in counts {
             if let Some(c) = c {
                 key(w, name);
                 w.u64(u64::from(c));
             }
         }
-        if let Some(d) = self.default {
+        if let Some(d) = k.default {
             key(w, "default");
             w.raw_str(d);
         }
@@ -197,6 +195,7 @@ impl Schema<'_> {
 mod tests {
     use super::super::tests::LOOP;
     use super::*;
+    use crate::schema::Keywords;
     use crate::wire::json::{Limits, Value};
 
     #[test]
@@ -206,7 +205,7 @@ mod tests {
         Schema::string()
             .nullable()
             .description("d")
-            .default_json("null")
+            .with(&Keywords::new().default_json("null"))
             .write(&mut w);
         let n = w.finish().unwrap();
         assert_eq!(
