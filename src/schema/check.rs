@@ -4,7 +4,9 @@
 use core::marker::PhantomData;
 
 use super::violation::{Describe, PathBuf, Seg};
-use super::{Bound, Constraint, Literal, MAX_SCHEMA_DEPTH, Schema, Types, Violation, Walk};
+use super::{
+    Bound, Constraint, Keywords, Literal, MAX_SCHEMA_DEPTH, Schema, Types, Violation, Walk,
+};
 use crate::wire::json::{JsonStr, Kind, Number, Value};
 
 impl Types {
@@ -180,43 +182,51 @@ fn check_own<'s: 'a, 'a>(
     if !s.types.accepts(v) {
         return walk.fail(Constraint::Type(s.types));
     }
-    let k = s.value_keywords();
-    if !k.enum_values.is_empty() && !k.enum_values.iter().any(|l| l.matches(v)) {
-        return walk.fail(Constraint::Enum(k.enum_values));
-    }
-    if let Some(c) = k.const_value
-        && !c.matches(v)
-    {
-        return walk.fail(Constraint::Const(c));
+    // Keywords::NONE is never read here: no copy of it in flash.
+    let kw = s.keywords;
+    if let Some(k) = kw {
+        if !k.enum_values.is_empty() && !k.enum_values.iter().any(|l| l.matches(v)) {
+            return walk.fail(Constraint::Enum(k.enum_values));
+        }
+        if let Some(c) = k.const_value
+            && !c.matches(v)
+        {
+            return walk.fail(Constraint::Const(c));
+        }
     }
     match v.kind() {
-        Kind::Number => check_number(s, v, walk),
-        Kind::String if k.min_length.is_none() && k.max_length.is_none() => true,
+        Kind::Number => kw.is_none_or(|k| check_number(k, v, walk)),
         Kind::String => {
-            let n = v.as_str().map_or(0, |j| j.char_count());
-            if let Some(min) = k.min_length
-                && n < min as usize
+            if let Some(k) = kw
+                && (k.min_length.is_some() || k.max_length.is_some())
             {
-                return walk.fail(Constraint::MinLength(min));
-            }
-            if let Some(max) = k.max_length
-                && n > max as usize
-            {
-                return walk.fail(Constraint::MaxLength(max));
+                let n = v.as_str().map_or(0, |j| j.char_count());
+                if let Some(min) = k.min_length
+                    && n < min as usize
+                {
+                    return walk.fail(Constraint::MinLength(min));
+                }
+                if let Some(max) = k.max_length
+                    && n > max as usize
+                {
+                    return walk.fail(Constraint::MaxLength(max));
+                }
             }
             true
         }
         Kind::Array => {
-            let n = v.len();
-            if let Some(min) = k.min_items
-                && n < min as usize
-            {
-                return walk.fail(Constraint::MinItems(min));
-            }
-            if let Some(max) = k.max_items
-                && n > max as usize
-            {
-                return walk.fail(Constraint::MaxItems(max));
+            if let Some(k) = kw {
+                let n = v.len();
+                if let Some(min) = k.min_items
+                    && n < min as usize
+                {
+                    return walk.fail(Constraint::MinItems(min));
+                }
+                if let Some(max) = k.max_items
+                    && n > max as usize
+                {
+                    return walk.fail(Constraint::MaxItems(max));
+                }
             }
             if let Some(items) = s.items {
                 for (i, item) in v.items().enumerate() {
@@ -234,7 +244,7 @@ fn check_own<'s: 'a, 'a>(
     }
 }
 
-fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, walk: &mut Walk<'s, 'a>) -> bool {
+fn check_number<'s, 'a>(k: &'s Keywords<'s>, v: &Value<'a>, walk: &mut Walk<'s, 'a>) -> bool {
     use core::cmp::Ordering::{Equal, Greater, Less};
     let below = |b: Bound<'s>, allow_equal: bool| match b.cmp_value(v) {
         Some(Less) => true,
@@ -248,7 +258,6 @@ fn check_number<'s, 'a>(s: &'s Schema<'s>, v: &Value<'a>, walk: &mut Walk<'s, 'a
         Some(Less) => false,
         None => true,
     };
-    let k = s.value_keywords();
     if let Some(b) = k.minimum
         && below(b, true)
     {
@@ -377,7 +386,6 @@ mod tests {
     use super::super::Property;
     use super::super::tests::LOOP;
     use super::*;
-    use crate::schema::Keywords;
     use crate::wire::json::Limits;
     use std::string::{String, ToString};
 

@@ -130,59 +130,63 @@ impl Schema<'_> {
             key(w, "additionalProperties");
             w.bool(a);
         }
-        let k = self.value_keywords();
-        if !k.enum_values.is_empty() {
-            key(w, "enum");
-            w.raw(b"[");
-            for (i, l) in k.enum_values.iter().enumerate() {
-                if i > 0 {
-                    w.raw(b",");
+        // Keywords::NONE is never read here: no copy of it in flash.
+        if let Some(k) = self.keywords {
+            if !k.enum_values.is_empty() {
+                key(w, "enum");
+                w.raw(b"[");
+                for (i, l) in k.enum_values.iter().enumerate() {
+                    if i > 0 {
+                        w.raw(b",");
+                    }
+                    l.write(w);
                 }
-                l.write(w);
+                w.raw(b"]");
             }
-            w.raw(b"]");
-        }
-        if let Some(c) = k.const_value {
-            key(w, "const");
-            c.write(w);
-        }
-        let bounds = [
-            ("minimum", k.minimum),
-            ("maximum", k.maximum),
-            ("exclusiveMinimum", k.exclusive_minimum),
-            ("exclusiveMaximum", k.exclusive_maximum),
-        ];
-        for (name, b) in bounds {
-            if let Some(b) = b {
-                key(w, name);
-                b.write(w);
+            if let Some(c) = k.const_value {
+                key(w, "const");
+                c.write(w);
             }
-        }
-        if let Some(m) = k.multiple_of {
-            key(w, "multipleOf");
-            w.u64(m);
-        }
-        let counts = [("minLength", k.min_length), ("maxLength", k.max_length)];
-        for (name, c) in counts {
-            if let Some(c) = c {
-                key(w, name);
-                w.u64(u64::from(c));
+            let bounds = [
+                ("minimum", k.minimum),
+                ("maximum", k.maximum),
+                ("exclusiveMinimum", k.exclusive_minimum),
+                ("exclusiveMaximum", k.exclusive_maximum),
+            ];
+            for (name, b) in bounds {
+                if let Some(b) = b {
+                    key(w, name);
+                    b.write(w);
+                }
+            }
+            if let Some(m) = k.multiple_of {
+                key(w, "multipleOf");
+                w.u64(m);
+            }
+            let counts = [("minLength", k.min_length), ("maxLength", k.max_length)];
+            for (name, c) in counts {
+                if let Some(c) = c {
+                    key(w, name);
+                    w.u64(u64::from(c));
+                }
             }
         }
         if let Some(items) = self.items {
             key(w, "items");
             items.write_at(w, depth + 1);
         }
-        let counts = [("minItems", k.min_items), ("maxItems", k.max_items)];
-        for (name, c) in counts {
-            if let Some(c) = c {
-                key(w, name);
-                w.u64(u64::from(c));
+        if let Some(k) = self.keywords {
+            let counts = [("minItems", k.min_items), ("maxItems", k.max_items)];
+            for (name, c) in counts {
+                if let Some(c) = c {
+                    key(w, name);
+                    w.u64(u64::from(c));
+                }
             }
-        }
-        if let Some(d) = k.default {
-            key(w, "default");
-            w.raw_str(d);
+            if let Some(d) = k.default {
+                key(w, "default");
+                w.raw_str(d);
+            }
         }
         if let Some(c) = self.composition {
             (c.ops.write)(c, w, depth, &mut first, false);
