@@ -12,6 +12,11 @@
 //! Skipping unknown values (`deserialize_ignored_any`) is iterative, so deep
 //! input cannot overflow the stack; the only recursion is the one the target
 //! *type* drives, which is bounded by the type.
+//!
+//! A struct is read from a JSON object only; unlike serde_json, an array of
+//! its fields in order is refused (`InvalidType`). MCP's arguments and
+//! results are objects, and never taking that path leaves each derived
+//! `Deserialize`'s `visit_seq` out of the binary.
 
 mod deserializer;
 mod error;
@@ -310,7 +315,7 @@ mod tests {
             "unknown": {"deep": [1, {"x": "\"}]"}, [[]]]},
             "id": 18446744073709551615,
             "inner": {"name": "in\"ner", "value": -5, "extra": null},
-            "list": [{"name": "a", "value": 1}, ["b", 2]],
+            "list": [{"name": "a", "value": 1}, {"value": 2, "name": "b"}],
             "also_unknown": "x\u00e9"
         }"#
         .to_vec();
@@ -353,9 +358,9 @@ mod tests {
         assert_eq!(de::<S>("{}"), Err(DeError::MissingField));
         assert_eq!(de::<S>(r#"{"a":1,"a":2}"#), Err(DeError::DuplicateField));
         assert_eq!(de::<S>(r#"{"a":"x"}"#), Err(DeError::InvalidType));
-        assert_eq!(de::<S>("[1]"), Ok(S { a: 1 }));
-        assert_eq!(de::<S>("[1, 2]"), Err(DeError::InvalidLength));
-        assert_eq!(de::<S>("[]"), Err(DeError::InvalidLength));
+        // A struct is an object only (serde_json would also take `[1]`).
+        assert_eq!(de::<S>("[1]"), Err(DeError::InvalidType));
+        assert_eq!(de::<S>("[]"), Err(DeError::InvalidType));
         assert_eq!(de::<S>("3"), Err(DeError::InvalidType));
         assert_eq!(de::<Strict>(r#"{"a":1,"b":2}"#), Err(DeError::UnknownField));
         assert_eq!(de::<Strict>(r#"{"a":1}"#), Ok(Strict { a: 1 }));
