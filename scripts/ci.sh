@@ -82,11 +82,12 @@ rm -rf "$clone"
 step "cargo test --workspace"
 cargo test --workspace
 
-step "packaging: cargo publish --dry-run for picomcp-macros and picomcp, package contents (scripts/publish_check.sh)"
+step "packaging: cargo publish --dry-run for picomcp-macros, picomcp and picomcp-tower, package contents (scripts/publish_check.sh)"
 scripts/publish_check.sh
 
 step "cargo doc (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features std,derive,embedded-io-async,async-handlers
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p picomcp-tower
 
 step "no_std build for thumbv7em-none-eabihf (no features; log)"
 cargo build --lib --no-default-features --target thumbv7em-none-eabihf
@@ -101,7 +102,7 @@ scripts/interop.sh "$bookshop" --page-size 1
 step "interop, subscriptions: the Python SDK client is told of changes on stdio (resources/subscribe; 2026-07-28 listen), inside and outside requests"
 "${PICOMCP_VENV:-target/interop-venv}/bin/python" tests/interop/subscribe.py "$bookshop"
 
-step "interop over HTTP: the Python SDK's streamable_http_client drives http_bookshop (handshake era)"
+step "interop over HTTP: the Python SDK's streamable_http_client drives http_bookshop (handshake era) at /mcp of its axum Router while GET /health answers beside it"
 cargo build --release --example http_bookshop
 scripts/interop_http.sh
 

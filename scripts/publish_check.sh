@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Ready to publish: `cargo publish --dry-run` for picomcp-macros and, with
-# it, picomcp. Cargo packages both, then builds each from its packaged
-# .crate alone, picomcp against the packaged picomcp-macros through a local
-# registry overlay: what crates.io users would download is what compiles.
+# Ready to publish: `cargo publish --dry-run` for picomcp-macros, picomcp and
+# picomcp-tower together. Cargo packages the three, then builds each from
+# its packaged .crate alone, picomcp against the packaged picomcp-macros and
+# picomcp-tower against the packaged picomcp through a local registry
+# overlay: what crates.io users would download is what compiles.
 # Then the package contents: the library, its README, CHANGELOG and licences,
 # and no test data, tests, examples, benches, fuzz targets or scripts.
 # Needs the crates.io index (as any build of a fresh clone does).
@@ -11,11 +12,12 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-echo "-- cargo publish --dry-run -p picomcp-macros -p picomcp"
-cargo publish --dry-run --locked ${PICOMCP_ALLOW_DIRTY:+--allow-dirty} -p picomcp-macros -p picomcp
+echo "-- cargo publish --dry-run -p picomcp-macros -p picomcp -p picomcp-tower"
+cargo publish --dry-run --locked ${PICOMCP_ALLOW_DIRTY:+--allow-dirty} \
+    -p picomcp-macros -p picomcp -p picomcp-tower
 
 status=0
-for pkg in picomcp picomcp-macros; do
+for pkg in picomcp picomcp-macros picomcp-tower; do
     list=$(cargo package --list --locked ${PICOMCP_ALLOW_DIRTY:+--allow-dirty} -p "$pkg" 2>/dev/null)
     n=$(printf '%s\n' "$list" | wc -l)
     echo "-- $pkg: $n files in the package"

@@ -3,9 +3,10 @@
 //! endpoint ([`picomcp_tower::McpService`]) at `/mcp` beside a `/health`
 //! route, served by `picomcp_tower::serve` (hyper 1 on a tokio
 //! multi-thread runtime, with header and idle timeouts and a connection
-//! cap). No lock around dispatch: the session table sits behind a mutex
-//! held only to copy a `Connection` out or write it back, never across a
-//! handler.
+//! cap). The session table sits behind a mutex held only to copy a
+//! `Connection` out or write it back; the service's waiting-call and stream
+//! tables are locked while the core runs (a sync handler too), never while
+//! an async handler awaits.
 
 use std::io::Read;
 use std::net::SocketAddr;

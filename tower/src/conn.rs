@@ -35,7 +35,8 @@ pub struct ConnLimits {
     /// for them).
     pub max_connections: usize,
     /// hyper's read buffer per connection (default 32 KiB; hyper's own
-    /// default is about 400 KiB): bounds headers and pipelined bytes.
+    /// default is about 400 KiB): bounds headers (`431` past it, roughly:
+    /// hyper reads in growing chunks) and pipelined bytes.
     pub read_buffer: usize,
     /// Told of each failed `accept` (out of file descriptors, say) before
     /// the 100 ms back-off; default: nothing (the crate does not log).

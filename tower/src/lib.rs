@@ -37,12 +37,39 @@
 //! ```
 //!
 //! (`axum::serve(listener, app)` works as well; it has hyper's defaults
-//! instead of [`ConnLimits`]' timeouts.)
+//! instead of [`ConnLimits`]' timeouts and connection cap.)
 //!
-//! # Change notifications
+//! # Limits and their defaults
 //!
-//! Open notification streams look for what is due when [`wake`] is called:
-//! give it to the server's `Changes` (`Changes::new().on_change(picomcp_tower::wake)`).
+//! | bound | default | field | past it |
+//! |---|---|---|---|
+//! | request body size | 64 KiB | [`Config::max_body`] | `413`, at once when `Content-Length` declares more (no byte read) |
+//! | request body must arrive within | 30 s | [`Config::body_timeout`] | `408` |
+//! | one answer (output buffer) | 256 KiB | [`Config::max_response`] | the core answers `-32603` |
+//! | SSE keep-alive comment on a notification stream | 15 s | [`Config::keep_alive`] | a client that has gone is found, its stream slot given back |
+//! | handshake sessions | 1,024, expiring after 600 s unused | [`Builder::sessions`] | `503` with `Retry-After: 1` (no live session is evicted) |
+//! | request headers must arrive within (from their first byte; on a new connection, from accept) | 30 s | [`ConnLimits::header_timeout`] | connection closed |
+//! | an idle keep-alive connection | 75 s | [`ConnLimits::idle_timeout`] | connection closed |
+//! | connections served at once | 512 | [`ConnLimits::max_connections`] | further clients wait in the listen backlog |
+//! | hyper's read buffer per connection | 32 KiB | [`ConnLimits::read_buffer`] | `431` from hyper for a larger head (it reads in growing chunks: a head a little over it may pass; 64 KiB is refused, tested) |
+//!
+//! The [`Config`] bounds hold wherever the service is mounted; the
+//! [`ConnLimits`] ones need [`serve`] (the adapter that owns the
+//! connection). `Host` and `Origin` are checked by the core (localhost
+//! only, unless [`Builder::http`] gives an endpoint with other allowed
+//! hosts).
+//!
+//! # Handlers that await, and SSE streams
+//!
+//! [`Builder::async_handlers`] has the async handlers of an
+//! `async_handlers!` registry awaited on a thread of the service's own (a
+//! handler's future need not be `Send`); the core's locks are not held
+//! while they await. Handshake-era calls that ask the client (elicitation,
+//! sampling, roots) answer on the POST's SSE stream, which stays open until
+//! the client's answers have come in other POSTs; a session's `GET` and a
+//! 2026-07-28 `subscriptions/listen` are notification streams, fed when
+//! [`wake`] is called: give it to the server's `Changes`
+//! (`Changes::new().on_change(picomcp_tower::wake)`).
 //!
 //! # Memory
 //!
@@ -53,11 +80,13 @@
 //! stream slots of 8 URIs of 256 bytes ([`Streams`](picomcp::http::Streams),
 //! about 570 KiB). Each tokio worker thread that serves a request keeps one
 //! output buffer of [`Config::max_response`] bytes; each request in flight
-//! holds its body (at most [`Config::max_body`]); an async tool's call in
-//! flight holds its own output buffer as well.
+//! holds its body (at most [`Config::max_body`]), an open notification
+//! stream 16 KiB, an async handler's call in flight its own output buffer
+//! ([`Config::max_response`]). Under [`serve`], each connection adds
+//! hyper's read buffer ([`ConnLimits::read_buffer`]).
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod conn;
 mod service;

@@ -35,6 +35,10 @@ type WaitingCalls = Waiting<16, { 16 << 10 }>;
 /// most 256 bytes.
 type NoteStreams = Streams<256, 8, 256>;
 
+/// The session store of a service not given one: 1,024 sessions (about
+/// 40 KiB), each expiring after 600 s unused.
+const DEFAULT_SESSIONS: Sessions<1024> = Sessions::new().idle_timeout(600);
+
 /// Bytes of SSE events one notification-stream poll may write.
 const STREAM_BUFFER: usize = 16 << 10;
 
@@ -322,8 +326,9 @@ impl<S: Sync + 'static> Builder<S> {
     }
 
     /// Keep sessions in `store` (default: a `Mutex<Sessions<1024>>` whose
-    /// sessions never expire; give a [`Sessions`] with an idle timeout, or
-    /// a store shared by replicas).
+    /// sessions expire after 600 s unused; give a [`Sessions`] of another
+    /// size or idle time, or a store shared by replicas). The store's
+    /// clock (`now`) is the service's: seconds since it was built.
     pub fn sessions(mut self, store: impl SharedStore) -> Self {
         self.sessions = Some(Box::new(store));
         self
@@ -378,7 +383,7 @@ impl<S: Sync + 'static> Builder<S> {
                 http: self.http,
                 sessions: self
                     .sessions
-                    .unwrap_or_else(|| Box::new(Mutex::new(Sessions::<1024>::new()))),
+                    .unwrap_or_else(|| Box::new(Mutex::new(DEFAULT_SESSIONS))),
                 waiting: Mutex::new(Box::new(Waiting::new())),
                 streams: Mutex::new(Box::new(Streams::new())),
                 held: Mutex::new(HashMap::new()),
@@ -486,8 +491,9 @@ impl<S: Sync + 'static> McpService<S> {
             {
                 request = request.subject(subject.as_bytes());
             }
-            // The stores are locked only while the core runs, never while
-            // an async handler awaits.
+            // The tables are locked while the core runs (a sync handler
+            // included: it takes them as `&mut`), never while an async
+            // handler awaits.
             let mut sessions = Store(&*inner.sessions);
             let mut waiting = lock(&inner.waiting);
             let mut streams = lock(&inner.streams);
