@@ -72,7 +72,9 @@ fn tag(key: &[u8], list: List, index: usize, total: usize) -> u64 {
 pub(crate) fn decode(key: &[u8], list: List, total: usize, cursor: JsonStr<'_>) -> Option<usize> {
     let mut buf = [0u8; 40];
     let text = cursor.decode_into(&mut buf)?;
-    let (index, hex) = text.split_once('-')?;
+    // A byte search: `str`'s `char` patterns link core's searcher.
+    let dash = text.bytes().position(|b| b == b'-')?;
+    let (index, hex) = (text.get(..dash)?, text.get(dash + 1..)?);
     if index.is_empty() || hex.len() != 16 || !index.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
