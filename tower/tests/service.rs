@@ -16,7 +16,8 @@ use http::{Request, Response, StatusCode};
 use http_body::Frame;
 use http_body_util::{BodyExt, Full};
 use picomcp::http::Sessions;
-use picomcp::schema::Schema;
+use picomcp::mrtr::ElicitAction;
+use picomcp::schema::{Property, Schema};
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::{Server, ServerInfo};
 use picomcp_tower::{Config, ConnLimits, McpBody, McpService};
@@ -37,14 +38,38 @@ async fn slow<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcom
 
 const NO_ARGS: Schema<'static> = Schema::object(&[]);
 
+const CONFIRM: Schema<'static> =
+    Schema::object(&[Property::new("confirm", Schema::boolean())]).required(&["confirm"]);
+
+/// Asks the client to confirm (on the handshake era: an
+/// `elicitation/create` on the call's SSE stream while the call waits).
+fn ask<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    if reply.request_state() == Some(b"asked") {
+        let yes = reply
+            .input_response("confirm")
+            .filter(|r| r.action() == Some(ElicitAction::Accept))
+            .and_then(|r| r.content())
+            .and_then(|c| c.get("confirm"))
+            .and_then(|v| v.as_bool())
+            == Some(true);
+        return reply.text(if yes { "confirmed" } else { "not confirmed" });
+    }
+    let mut asking = reply.input_required();
+    asking
+        .elicit("confirm", format_args!("Go on?"), &CONFIRM)
+        .state(b"asked");
+    asking.finish()
+}
+
 picomcp::async_tools! {
     struct ShopAsync for Shop {
         SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
     }
 }
 
-static TOOLS: [Tool<Shop>; 2] = [
+static TOOLS: [Tool<Shop>; 3] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
+    Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
 ];
 static SERVER: Server<'static, Shop> =
@@ -109,7 +134,11 @@ where
 
 /// initialize, then notifications/initialized: the session id.
 async fn open_session(mcp: &McpService<Shop>) -> String {
-    let r = mcp.clone().oneshot(post(INIT, None)).await.unwrap();
+    open_session_with(mcp, INIT).await
+}
+
+async fn open_session_with(mcp: &McpService<Shop>, init: &str) -> String {
+    let r = mcp.clone().oneshot(post(init, None)).await.unwrap();
     let (status, headers, body) = text(r).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains(r#""serverInfo":{"name":"shop""#), "{body}");
@@ -202,6 +231,101 @@ async fn async_tool_without_async_handlers_is_32603() {
     let (status, _, body) = text(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains(r#""code":-32603"#), "{body}");
+}
+
+/// The next data frame of a response body, within 5 s.
+async fn next_frame(body: &mut McpBody) -> Option<String> {
+    let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+        .await
+        .expect("a frame within 5 s")?;
+    let data = frame.unwrap().into_data().unwrap();
+    Some(String::from_utf8(data.to_vec()).unwrap())
+}
+
+/// The JSON of an SSE `event: message`.
+fn event(frame: &str) -> serde_json::Value {
+    let data = frame
+        .split("\n\n")
+        .find_map(|e| e.strip_prefix("event: message\ndata: "))
+        .unwrap_or_else(|| panic!("no message event in {frame:?}"));
+    serde_json::from_str(data).unwrap()
+}
+
+#[tokio::test]
+async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
+    let mcp = McpService::new(&SERVER);
+    let init = INIT.replace(
+        r#""capabilities":{}"#,
+        r#""capabilities":{"elicitation":{}}"#,
+    );
+    let id = open_session_with(&mcp, &init).await;
+    let r = mcp
+        .clone()
+        .oneshot(post(call_body("ask", false), Some(&id)))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    assert_eq!(r.headers()["cache-control"], "no-cache");
+    let mut stream = r.into_body();
+    let asked = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(asked["method"], "elicitation/create");
+
+    // The stream stays open while the call waits; a ping is answered meanwhile.
+    let waiting = tokio::time::timeout(Duration::from_millis(100), stream.frame()).await;
+    assert!(waiting.is_err(), "the held stream has nothing more yet");
+    let ping = post(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, Some(&id));
+    let (status, _, body) = text(mcp.clone().oneshot(ping).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains(r#""id":7"#), "{body}");
+
+    // The client's answer is its own POST (202); the call's answer comes on
+    // the held stream, which then ends.
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#,
+        asked["id"]
+    );
+    let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
+    assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+    let done = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["result"]["content"][0]["text"], "confirmed");
+    assert_eq!(next_frame(&mut stream).await, None);
+}
+
+#[tokio::test]
+async fn a_sessions_get_stream_keeps_alive_and_ends_with_its_session() {
+    let mcp = McpService::builder(&SERVER)
+        .config(Config {
+            keep_alive: Duration::from_secs(1),
+            ..Config::default()
+        })
+        .build();
+    let id = open_session(&mcp).await;
+    let get = Request::get("/mcp")
+        .header("Host", "localhost")
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", &id)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let r = mcp.clone().oneshot(get).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let mut stream = r.into_body();
+    assert_eq!(
+        next_frame(&mut stream).await.as_deref(),
+        Some(": keep-alive\n\n")
+    );
+    // DELETE ends the session; its stream ends at the next keep-alive.
+    let delete = Request::delete("/mcp")
+        .header("Host", "localhost")
+        .header("Mcp-Session-Id", &id)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    assert_eq!(mcp.oneshot(delete).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(next_frame(&mut stream).await, None);
 }
 
 fn small_body() -> Config {
