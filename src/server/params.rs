@@ -16,23 +16,39 @@ pub(super) fn span(whole: &[u8], part: &[u8]) -> Range<usize> {
 /// Split `frame` into the disjoint `spans` (in any order) as mutable slices.
 pub(super) fn split_spans<'f, const N: usize>(
     frame: &'f mut [u8],
-    spans: [Option<Range<usize>>; N],
+    mut spans: [Option<Range<usize>>; N],
 ) -> [Option<&'f mut [u8]>; N] {
-    let mut order: [usize; N] = core::array::from_fn(|i| i);
-    order.sort_unstable_by_key(|&i| {
-        spans
-            .get(i)
-            .cloned()
-            .flatten()
-            .map_or(usize::MAX, |r| r.start)
-    });
     let mut out: [Option<&'f mut [u8]>; N] = core::array::from_fn(|_| None);
+    split_into(frame, &mut spans, &mut out);
+    out
+}
+
+/// `split_spans`' body, one copy for every `N`: takes the spans in order of
+/// their start (each consumed span is set to `None`), skipping any that
+/// overlap one already taken or lie outside `frame`.
+#[inline(never)]
+fn split_into<'f>(
+    frame: &'f mut [u8],
+    spans: &mut [Option<Range<usize>>],
+    out: &mut [Option<&'f mut [u8]>],
+) {
     let mut rest: &'f mut [u8] = frame;
     let mut offset = 0;
-    for i in order {
-        let Some(r) = spans.get(i).cloned().flatten() else {
+    loop {
+        let mut next: Option<(usize, Range<usize>)> = None;
+        for (i, span) in spans.iter().enumerate() {
+            if let Some(r) = span
+                && next.as_ref().is_none_or(|(_, n)| r.start < n.start)
+            {
+                next = Some((i, r.clone()));
+            }
+        }
+        let Some((i, r)) = next else {
             break;
         };
+        if let Some(span) = spans.get_mut(i) {
+            *span = None;
+        }
         let taken = core::mem::take(&mut rest);
         if r.start < offset || r.end < r.start || r.end - offset > taken.len() {
             rest = taken;
@@ -46,7 +62,6 @@ pub(super) fn split_spans<'f, const N: usize>(
             *slot = head.get_mut(r.start - base..);
         }
     }
-    out
 }
 
 /// JSON-decode several disjoint string spans of `frame` in place.
