@@ -137,8 +137,9 @@ pub(crate) fn base64_value(c: u8, alphabet: Alphabet) -> Option<u32> {
 }
 
 /// Encode `data` in base64 (`url`: the URL-safe alphabet; `pad`: with `=`
-/// padding), three bytes at a time, handing each group of symbols to `put`.
-pub(crate) fn base64_encode(data: &[u8], url: bool, pad: bool, mut put: impl FnMut(&[u8])) {
+/// padding), three bytes at a time, handing each group of symbols to `put`
+/// (a trait object: one copy of the encoder, whoever receives the symbols).
+pub(crate) fn base64_encode(data: &[u8], url: bool, pad: bool, put: &mut dyn FnMut(&[u8])) {
     const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let alphabet = if url { URL } else { STANDARD };
@@ -170,7 +171,7 @@ pub(crate) fn base64_encode(data: &[u8], url: bool, pad: bool, mut put: impl FnM
 }
 
 /// Encode `data` in base64 (standard alphabet, padded).
-pub(crate) fn base64(data: &[u8], put: impl FnMut(&[u8])) {
+pub(crate) fn base64(data: &[u8], put: &mut dyn FnMut(&[u8])) {
     base64_encode(data, false, true, put);
 }
 
@@ -290,10 +291,10 @@ mod tests {
             let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
             for url in [false, true] {
                 let mut padded = Vec::new();
-                base64_encode(&data, url, true, |s| padded.extend_from_slice(s));
+                base64_encode(&data, url, true, &mut |s| padded.extend_from_slice(s));
                 assert_eq!(padded.len() % 4, 0);
                 let mut bare = Vec::new();
-                base64_encode(&data, url, false, |s| bare.extend_from_slice(s));
+                base64_encode(&data, url, false, &mut |s| bare.extend_from_slice(s));
                 assert_eq!(
                     bare,
                     padded

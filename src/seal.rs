@@ -122,7 +122,7 @@ fn state_mac(
 
 /// Write `bytes` as unpadded base64url.
 pub(crate) fn write_b64url(w: &mut Writer<'_>, bytes: &[u8]) {
-    base64_encode(bytes, true, false, |s| w.raw(s));
+    base64_encode(bytes, true, false, &mut |s| w.raw(s));
 }
 
 /// Decode unpadded base64url in place; the decoded length.

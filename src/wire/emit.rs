@@ -336,7 +336,7 @@ impl<'b> Writer<'b> {
     /// Write `data` base64-encoded (standard alphabet, padded) as string
     /// content, without quotes, three bytes at a time.
     pub fn base64(&mut self, data: &[u8]) {
-        codec::base64(data, |quad| self.raw(quad));
+        codec::base64(data, &mut |quad| self.raw(quad));
     }
 
     /// Append the bytes at `start..end` of what was already written, escaped
