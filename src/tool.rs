@@ -374,20 +374,18 @@ impl<'r> Content<'r> {
     ) -> ToolOutcome<'a> {
         self.reply.state.exact = exact;
         let w = &mut self.reply.ctx.w;
-        let structured = if self.blocks > 0 {
-            let cut_start = w.len();
-            w.raw(b"],\"structuredContent\":");
-            let start = w.len();
-            write(w.value());
-            let end = w.len();
+        let blocks = self.blocks > 0;
+        let key = w.len();
+        // After blocks, their array is closed first (`],`).
+        let head: &[u8] = b"],\"structuredContent\":";
+        w.raw(head.get(if blocks { 0 } else { 2 }..).unwrap_or(head));
+        let start = w.len();
+        write(w.value());
+        let end = w.len();
+        let structured = if blocks {
             // Without structuredContent the span becomes just `]`.
-            (start, end, cut_start + 1, end)
+            (start, end, key + 1, end)
         } else {
-            let key = w.len();
-            w.raw(b"\"structuredContent\":");
-            let start = w.len();
-            write(w.value());
-            let end = w.len();
             w.raw(b",\"content\":[{\"type\":\"text\",\"text\":\"");
             w.copy_escaped_from(start, end);
             w.raw(b"\"}]");
