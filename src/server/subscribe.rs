@@ -134,36 +134,29 @@ impl<S> Server<'_, S> {
             subs.remove(uri);
             return resp.result(|w| w.raw(b"{}"));
         }
-        if subs.capacity() == 0 {
+        let k;
+        let why = if subs.capacity() == 0 {
             // An HTTP endpoint whose stream table had no room for this
             // session (crate::http::Streams).
-            return resp.error(
-                INTERNAL_ERROR,
-                format_args!(
-                    "cannot subscribe to {uri}: every notification stream slot of this server is in use"
-                ),
-                Data::None,
-            );
-        }
-        match subs.add(changes, uri) {
-            Ok(()) => resp.result(|w| w.raw(b"{}")),
-            Err(Refused::Full(k)) => resp.error(
-                INTERNAL_ERROR,
-                format_args!(
-                    "cannot subscribe to {uri}: all {} subscriptions of this session are in use",
-                    Decimal::from(k)
-                ),
-                Data::None,
-            ),
-            Err(Refused::TooLong(u)) => resp.error(
-                INTERNAL_ERROR,
-                format_args!(
-                    "cannot subscribe to {uri}: the URI is longer than the {}-byte subscription slot",
-                    Decimal::from(u)
-                ),
-                Data::None,
-            ),
-        }
+            format_args!("every notification stream slot of this server is in use")
+        } else {
+            match subs.add(changes, uri) {
+                Ok(()) => return resp.result(|w| w.raw(b"{}")),
+                Err(Refused::Full(n)) => {
+                    k = Decimal::from(n);
+                    format_args!("all {k} subscriptions of this session are in use")
+                }
+                Err(Refused::TooLong(u)) => {
+                    k = Decimal::from(u);
+                    format_args!("the URI is longer than the {k}-byte subscription slot")
+                }
+            }
+        };
+        resp.error(
+            INTERNAL_ERROR,
+            format_args!("cannot subscribe to {uri}: {why}"),
+            Data::None,
+        )
     }
 
     /// `subscriptions/listen` (2026-07-28): check the filter, hold the
