@@ -56,17 +56,16 @@ impl<S> Server<'_, S> {
                 })
             });
             let key = core::str::from_utf8(key.get(..key_len).unwrap_or(&[])).unwrap_or("");
-            let wrote = Self::fail_waiting(view, slot, w, |resp| match reason {
-                Some(reason) => resp.error(
+            let wrote = Self::fail_waiting(view, slot, w, |resp| {
+                let why = match &reason {
+                    Some(reason) => format_args!(": {}", *reason),
+                    None => format_args!(""),
+                };
+                resp.error(
                     INTERNAL_ERROR,
-                    format_args!("the client refused input request {key} ({method}): {reason}"),
+                    format_args!("the client refused input request {key} ({method}){why}"),
                     Data::None,
-                ),
-                None => resp.error(
-                    INTERNAL_ERROR,
-                    format_args!("the client refused input request {key} ({method})"),
-                    Data::None,
-                ),
+                )
             });
             return wrote;
         }
