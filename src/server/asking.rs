@@ -218,16 +218,8 @@ impl<S> Server<'_, S> {
         if w.is_overflowed() {
             w.truncate(start);
             let first = view.meta.get(slot).is_some_and(|m| m.round == 1);
-            let cap = w.capacity();
             let wrote = Self::original_error(view, slot, w, |resp| {
-                resp.error(
-                    INTERNAL_ERROR,
-                    format_args!(
-                        "the input requests exceed the {}-byte output buffer",
-                        Decimal::from(cap)
-                    ),
-                    Data::None,
-                )
+                resp.exceeds("the input requests exceed")
             });
             view.release(slot);
             if first {

@@ -327,13 +327,16 @@ impl<'w, 'o> Out<'w, 'o> {
     }
 
     pub(super) fn too_large(self) -> Wrote {
+        self.exceeds("response exceeds")
+    }
+
+    /// `-32603`: `what` (`response exceeds`, ...) `the N-byte output
+    /// buffer`.
+    pub(super) fn exceeds(self, what: &str) -> Wrote {
         let cap = self.w.capacity();
         self.error(
             INTERNAL_ERROR,
-            format_args!(
-                "response exceeds the {}-byte output buffer",
-                Decimal::from(cap)
-            ),
+            format_args!("{what} the {}-byte output buffer", Decimal::from(cap)),
             Data::None,
         )
     }

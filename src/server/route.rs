@@ -13,12 +13,10 @@ use super::waiting::{NoRoom, WaitingView};
 use super::{Connection, Origin, Server, Session, Subject};
 use crate::changes::Subscriber;
 use crate::context::{Mrtr, Notify};
-use crate::error::{
-    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-};
+use crate::error::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 use crate::mcp::envelope;
 use crate::mcp::{Era, LogLevel, Method, ProtocolVersion};
-use crate::wire::emit::{Decimal, Writer};
+use crate::wire::emit::Writer;
 use crate::wire::envelope::{self as jsonrpc, Envelope};
 use crate::wire::json::{self, Kind, Value};
 
@@ -215,15 +213,7 @@ impl<S> Server<'_, S> {
         w.raw(b"]");
         if failed || w.is_overflowed() {
             w.truncate(start);
-            let cap = w.capacity();
-            Out::begin(w, None).error(
-                INTERNAL_ERROR,
-                format_args!(
-                    "batch response exceeds the {}-byte output buffer",
-                    Decimal::from(cap)
-                ),
-                Data::None,
-            );
+            Out::begin(w, None).exceeds("batch response exceeds");
         } else if answers == 0 {
             w.truncate(start); // all notifications: no output at all
         }
