@@ -113,7 +113,9 @@ impl<'b> Writer<'b> {
     }
 
     /// Forget everything after `len` bytes and clear the overflow flag
-    /// (a rewind to a known-good point).
+    /// (a rewind to a known-good point). Out of line: it is called from
+    /// many places.
+    #[inline(never)]
     pub fn truncate(&mut self, len: usize) {
         if len <= self.len {
             self.len = len;
