@@ -373,16 +373,31 @@ impl<'r> Content<'r> {
         write: impl FnOnce(ValueWriter<'_, 'r>),
     ) -> ToolOutcome<'a> {
         self.reply.state.exact = exact;
+        let (key, start) = self.open_structured();
+        write(self.reply.ctx.w.value());
+        Ok(self.close_structured(key, start))
+    }
+
+    /// `structuredContent`'s key (after blocks, their array closed first:
+    /// `],`); where the key and the value start. One copy for every output
+    /// type.
+    #[inline(never)]
+    fn open_structured(&mut self) -> (usize, usize) {
         let w = &mut self.reply.ctx.w;
-        let blocks = self.blocks > 0;
         let key = w.len();
-        // After blocks, their array is closed first (`],`).
         let head: &[u8] = b"],\"structuredContent\":";
-        w.raw(head.get(if blocks { 0 } else { 2 }..).unwrap_or(head));
-        let start = w.len();
-        write(w.value());
+        let skip = if self.blocks > 0 { 0 } else { 2 };
+        w.raw(head.get(skip..).unwrap_or(head));
+        (key, w.len())
+    }
+
+    /// Record the structured value written since `start` (without blocks,
+    /// the text block carrying the same JSON added) and finish.
+    #[inline(never)]
+    fn close_structured(mut self, key: usize, start: usize) -> Done {
+        let w = &mut self.reply.ctx.w;
         let end = w.len();
-        let structured = if blocks {
+        let structured = if self.blocks > 0 {
             // Without structuredContent the span becomes just `]`.
             (start, end, key + 1, end)
         } else {
@@ -392,6 +407,6 @@ impl<'r> Content<'r> {
             (start, end, key, end + 1)
         };
         self.reply.state.structured = Some(structured);
-        Ok(self.seal())
+        self.seal()
     }
 }
