@@ -527,7 +527,7 @@ impl Subscriber<'_> {
         if self.find(uri.as_bytes()).is_some() {
             return Ok(());
         }
-        self.insert(changes, |buf| {
+        self.insert(changes, &mut |buf| {
             let dst = buf.get_mut(..uri.len())?;
             dst.copy_from_slice(uri.as_bytes());
             Some(uri.len())
@@ -539,15 +539,15 @@ impl Subscriber<'_> {
         if self.decoded_find(uri).is_some() {
             return Ok(());
         }
-        self.insert(changes, |buf| uri.decode_into(buf).map(str::len))
+        self.insert(changes, &mut |buf| uri.decode_into(buf).map(str::len))
     }
 
     /// Take a free slot and let `fill` write the URI into it (`None`: it
-    /// does not fit).
+    /// does not fit). `fill` a trait object: one copy for both kinds of URI.
     fn insert(
         &mut self,
         changes: &Changes,
-        fill: impl FnOnce(&mut [u8]) -> Option<usize>,
+        fill: &mut dyn FnMut(&mut [u8]) -> Option<usize>,
     ) -> Result<(), Refused> {
         // Changes so far belong to the URIs subscribed so far.
         self.collect(changes);
