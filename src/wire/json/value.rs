@@ -113,6 +113,7 @@ impl<'a> Value<'a> {
     /// Iterator over the `(key, value)` members of an object, in order
     /// (duplicates included); empty if this is not an object.
     #[must_use]
+    #[inline(never)]
     pub fn members(&self) -> Members<'a> {
         let rest = match self.raw.first() {
             Some(b'{') => self.raw.get(1..).unwrap_or_default(),
@@ -123,6 +124,7 @@ impl<'a> Value<'a> {
 
     /// Iterator over the items of an array; empty if this is not an array.
     #[must_use]
+    #[inline(never)]
     pub fn items(&self) -> Items<'a> {
         let rest = match self.raw.first() {
             Some(b'[') => self.raw.get(1..).unwrap_or_default(),
