@@ -96,6 +96,7 @@ impl<'a> Message<'a> {
     }
 
     /// The message text.
+    #[inline(never)]
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Borrowed(s) => s,
