@@ -83,6 +83,7 @@ pub(crate) struct Ctx<'r> {
 }
 
 impl Drop for Ctx<'_> {
+    #[inline(never)]
     fn drop(&mut self) {
         (self.track.len, self.track.limit, self.track.overflow) = self.w.position();
         self.track.finished = self.finished;
