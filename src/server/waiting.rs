@@ -125,6 +125,15 @@ impl<const N: usize, const B: usize> Waiting<N, B> {
         }
     }
 
+    /// Number the next round after `round` (a new table starts at 0).
+    /// The ids of the server's requests (`"picomcp-SLOT-ROUND-K"`) carry
+    /// it: replicas that serve the same sessions each start at a random
+    /// round, so two calls of one session waiting on two replicas do not
+    /// give their requests the same id.
+    pub fn set_round(&mut self, round: u32) {
+        self.generation = round;
+    }
+
     /// Calls waiting now.
     pub fn len(&self) -> usize {
         self.meta.iter().filter(|m| m.used).count()
