@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Whole-process instruction counts per request of the release stdio
-# bookshop (callgrind): `ping`, `tools/list` (served from the ListCache
-# after the first) and a `tools/call` hit, each as 2,000 pipelined requests
-# after `initialize`, total divided by 2,000. Needs valgrind (apt-get
-# install valgrind).
+# bookshop (callgrind): `ping`, the four lists (`tools/list`,
+# `resources/list`, `resources/templates/list`, `prompts/list`: served from
+# the ListCache after the first) and a `tools/call` hit, each as 2,000
+# pipelined requests after `initialize`, total divided by 2,000. Needs
+# valgrind (apt-get install valgrind).
 #
-# Usage: scripts/list_cost.sh
+# Usage: scripts/list_cost.sh [DIR]   (DIR: keep the callgrind outputs there,
+#                                      for callgrind_annotate --inclusive=yes)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v valgrind >/dev/null || { echo "list_cost: needs valgrind" >&2; exit 1; }
@@ -13,6 +15,7 @@ cargo build -q --release -p bookshop
 bin=${CARGO_TARGET_DIR:-target}/release/bookshop
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+keep=${1:-}
 python3 - "$tmp" <<'PY'
 import sys
 d = sys.argv[1]
@@ -20,6 +23,9 @@ init = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion
 reqs = {
     "ping": '{"jsonrpc":"2.0","id":%d,"method":"ping"}',
     "tools/list": '{"jsonrpc":"2.0","id":%d,"method":"tools/list"}',
+    "resources/list": '{"jsonrpc":"2.0","id":%d,"method":"resources/list"}',
+    "resources/templates/list": '{"jsonrpc":"2.0","id":%d,"method":"resources/templates/list"}',
+    "prompts/list": '{"jsonrpc":"2.0","id":%d,"method":"prompts/list"}',
     "tools/call": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}',
 }
 for name, req in reqs.items():
@@ -28,9 +34,10 @@ for name, req in reqs.items():
         for i in range(1, 2001):
             f.write(req % i + "\n")
 PY
-for name in ping tools/list tools/call; do
+for name in ping tools/list resources/list resources/templates/list prompts/list tools/call; do
     f=$tmp/${name//\//_}
     valgrind --tool=callgrind --callgrind-out-file="$f.out" "$bin" < "$f.in" > /dev/null 2> "$f.err"
     total=$(grep -o 'Collected : [0-9]*' "$f.err" | awk '{print $3}')
-    printf '%-12s %8d instructions per request (whole process)\n' "$name" $((total / 2000))
+    printf '%-26s %8d instructions per request (whole process)\n' "$name" $((total / 2000))
+    if [ -n "$keep" ]; then mkdir -p "$keep"; cp "$f.out" "$keep/${name//\//_}.out"; fi
 done
