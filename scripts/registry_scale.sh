@@ -2,8 +2,10 @@
 # Scale with the registry: instructions per `tools/call` hit (callgrind)
 # with 5, 500 and 5,000 registered tools, short and 64-character names,
 # walking the registry and through a ToolIndex (examples/registry_scale.rs:
-# each figure is a run of H hits minus a run of none, over H). Needs
-# valgrind (apt-get install valgrind).
+# each figure is a run of H hits minus a run of none, over H); then the
+# instructions per `tools/list` page and per listed tool for each page of
+# 500 tools, 50 a page (the same subtraction, H/10 requests of that page).
+# Needs valgrind (apt-get install valgrind).
 #
 # Usage: scripts/registry_scale.sh [HITS]   (default 2000)
 set -euo pipefail
@@ -27,4 +29,12 @@ for names in short long; do
             printf '%-7s %-6s %-14s %d\n' "$n" "$names" "$lookup" $(( (with - without) / hits ))
         done
     done
+done
+pages=$((hits / 10))
+printf '\n%-5s %-22s %s\n' page "instructions per page" "per tool listed (500 tools, 50 a page)"
+for page in 1 2 3 4 5 6 7 8 9 10; do
+    with=$(count 500 --page-size 50 --page "$page" --hits "$pages")
+    without=$(count 500 --page-size 50 --page "$page" --hits 0)
+    per=$(( (with - without) / pages ))
+    printf '%-5s %-22d %d\n' "$page" "$per" $((per / 50))
 done
