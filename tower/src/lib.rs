@@ -92,7 +92,7 @@ mod conn;
 mod service;
 
 pub use conn::{ConnLimits, serve};
-pub use service::{Builder, Config, McpBody, McpService, SharedStore};
+pub use service::{Builder, Config, McpBody, McpService, Peers, SharedStore};
 
 /// Woken by the server's `Changes` (`Changes::on_change(picomcp_tower::wake)`):
 /// every open notification stream of every [`McpService`] looks for what

@@ -163,6 +163,38 @@ impl SessionStore for Store<'_> {
     }
 }
 
+/// What the replicas of one deployment share beyond the session store, so
+/// that any replica serves any request of a handshake-era session (a load
+/// balancer with no stickiness in front): give every replica's service one
+/// with [`Builder::peers`]. picomcp-redis implements it over Redis.
+///
+/// - A client's message for a call that may wait on another replica (a
+///   JSON-RPC answer to one of the server's requests, elicitation or
+///   sampling; a `notifications/cancelled`) is handed to
+///   [`relay`](Self::relay), which sends it to the other replicas; each
+///   gives it to [`McpService::relayed`]. The replica where the call waits
+///   takes it; the others ignore it (no such call of that session).
+/// - A session's `resources/subscribe` / `resources/unsubscribe` served
+///   here is recorded with [`subscribed`](Self::subscribed) and relayed
+///   too, so the replica that holds the session's `GET` stream applies it;
+///   a replica where the session opens a `GET` stream first replays
+///   [`subscriptions`](Self::subscriptions).
+///
+/// Changes (a resource updated on one replica, told to subscribers on all)
+/// are the application's to share: its `Changes` on each replica.
+///
+/// The methods are called from the request's task and should be quick
+/// (a round trip to a server on the same network).
+pub trait Peers: Send + Sync + 'static {
+    /// Send `message` (one JSON-RPC message, as the client sent it) of
+    /// session `session` to every other replica.
+    fn relay(&self, session: &SessionId, message: &[u8]);
+    /// Session `session` subscribed to `uri` (`on`), or unsubscribed.
+    fn subscribed(&self, session: &SessionId, uri: &str, on: bool);
+    /// The URIs session `session` is subscribed to, through any replica.
+    fn subscriptions(&self, session: &SessionId) -> Vec<String>;
+}
+
 /// `picomcp::http::Headers` over an `http` header map.
 struct HeaderView<'a>(&'a HeaderMap);
 
@@ -269,6 +301,8 @@ struct Inner<S: 'static> {
     config: Config,
     /// The clock of sessions (seconds since the service was built).
     start: Instant,
+    /// The other replicas, when there are.
+    peers: Option<Box<dyn Peers>>,
 }
 
 /// One MCP Streamable HTTP endpoint (both protocol eras) as a
@@ -305,6 +339,7 @@ impl<S> std::fmt::Debug for McpService<S> {
 pub struct Builder<S: 'static> {
     http: Http<'static, S>,
     sessions: Option<Box<dyn SharedStore>>,
+    peers: Option<Box<dyn Peers>>,
     calls: Option<CallSender>,
     config: Config,
 }
@@ -331,6 +366,14 @@ impl<S: Sync + 'static> Builder<S> {
     /// clock (`now`) is the service's: seconds since it was built.
     pub fn sessions(mut self, store: impl SharedStore) -> Self {
         self.sessions = Some(Box::new(store));
+        self
+    }
+
+    /// Share with the other replicas of a deployment what a session leaves
+    /// on the replica that served it (see [`Peers`]); give them a session
+    /// store they share too ([`sessions`](Self::sessions)).
+    pub fn peers(mut self, peers: impl Peers) -> Self {
+        self.peers = Some(Box::new(peers));
         self
     }
 
@@ -378,21 +421,107 @@ impl<S: Sync + 'static> Builder<S> {
 
     /// The service.
     pub fn build(self) -> McpService<S> {
+        let mut waiting = Box::new(Waiting::new());
+        // A random first round: the ids of this replica's requests to
+        // clients differ from another replica's.
+        let mut round = [0u8; 16];
+        random_id(&mut round);
+        waiting.set_round(u32::from_le_bytes([round[0], round[1], round[2], round[3]]));
         McpService {
             inner: Arc::new(Inner {
                 http: self.http,
                 sessions: self
                     .sessions
                     .unwrap_or_else(|| Box::new(Mutex::new(DEFAULT_SESSIONS))),
-                waiting: Mutex::new(Box::new(Waiting::new())),
+                waiting: Mutex::new(waiting),
                 streams: Mutex::new(Box::new(Streams::new())),
                 held: Mutex::new(HashMap::new()),
                 calls: self.calls,
                 config: self.config,
                 start: Instant::now(),
+                peers: self.peers,
             }),
         }
     }
+}
+
+/// A `resources/subscribe` (`on`) or `resources/unsubscribe` of `uri`, as
+/// a client would send it.
+fn subscribe_message(uri: &str, on: bool) -> Vec<u8> {
+    let method = if on {
+        "resources/subscribe"
+    } else {
+        "resources/unsubscribe"
+    };
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": "picomcp-relayed",
+        "method": method,
+        "params": {"uri": uri},
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// Tell the peers what a client's POST of session `id` (`sent`, answered
+/// with `answer`) leaves behind: its answers to the server's requests and
+/// cancellations (relayed), its subscriptions that succeeded (recorded and
+/// relayed).
+fn share(peers: &dyn Peers, id: &SessionId, sent: &[u8], answer: &[u8]) {
+    use serde_json::Value;
+    let messages = match serde_json::from_slice::<Value>(sent) {
+        Ok(Value::Array(batch)) => batch,
+        Ok(one @ Value::Object(_)) => vec![one],
+        _ => return,
+    };
+    let mut answers: Option<Vec<Value>> = None;
+    for message in &messages {
+        let method = message.get("method").and_then(Value::as_str);
+        let is_answer = method.is_none()
+            && message.get("id").is_some()
+            && (message.get("result").is_some() || message.get("error").is_some());
+        if is_answer || method == Some("notifications/cancelled") {
+            peers.relay(id, message.to_string().as_bytes());
+            continue;
+        }
+        let on = match method {
+            Some("resources/subscribe") => true,
+            Some("resources/unsubscribe") => false,
+            _ => continue,
+        };
+        let (Some(uri), Some(request_id)) = (
+            message.pointer("/params/uri").and_then(Value::as_str),
+            message.get("id"),
+        ) else {
+            continue;
+        };
+        let answers = answers.get_or_insert_with(|| answers_in(answer));
+        let served = answers
+            .iter()
+            .any(|a| a.get("id") == Some(request_id) && a.get("result").is_some());
+        if served {
+            peers.subscribed(id, uri, on);
+            peers.relay(id, &subscribe_message(uri, on));
+        }
+    }
+}
+
+/// The JSON-RPC answers in a response body: JSON (one, or a batch's
+/// array) or SSE events' `data:` lines.
+fn answers_in(body: &[u8]) -> Vec<serde_json::Value> {
+    use serde_json::Value;
+    let flatten = |v: Value| match v {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        return flatten(v);
+    }
+    body.split(|&b| b == b'\n')
+        .filter_map(|line| line.strip_prefix(b"data:"))
+        .filter_map(|data| serde_json::from_slice::<Value>(data).ok())
+        .flat_map(flatten)
+        .collect()
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<McpBody> {
@@ -429,6 +558,7 @@ impl<S: Sync + 'static> McpService<S> {
         Builder {
             http: Http::new(server),
             sessions: None,
+            peers: None,
             calls: None,
             config: Config::default(),
         }
@@ -443,7 +573,43 @@ impl<S: Sync + 'static> McpService<S> {
         self.inner.start.elapsed().as_secs()
     }
 
+    /// Serve `message` (one JSON-RPC message of session `session`, relayed
+    /// by another replica through [`Peers::relay`]) as if its client had
+    /// POSTed it here, and drop the answer: a client's answer reaches the
+    /// call waiting here for it (its output goes on the call's SSE stream),
+    /// a subscription is applied to the session's stream here.
+    pub fn relayed(
+        &self,
+        session: SessionId,
+        message: Vec<u8>,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let request = Request::builder()
+                .method(Method::POST)
+                .header(http::header::HOST, "127.0.0.1")
+                .header(http::header::ACCEPT, "application/json, text/event-stream")
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .header("mcp-session-id", session.hex().as_str())
+                .body(http_body_util::Full::new(Bytes::from(message)));
+            if let Ok(request) = request {
+                let _ = this.serve_as(request, false).await;
+            }
+        })
+    }
+
     async fn serve<B>(self, req: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
+        self.serve_as(req, true).await
+    }
+
+    /// Serve `req`; `from_client`: it came from a client, not from a peer
+    /// (only a client's messages are shared with the peers).
+    async fn serve_as<B>(self, req: Request<B>, from_client: bool) -> Response<McpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
@@ -476,6 +642,27 @@ impl<S: Sync + 'static> McpService<S> {
             }
         };
         let now = self.now();
+        // What the peers are told about: a client's request of a session.
+        let peers = inner
+            .peers
+            .as_deref()
+            .filter(|_| from_client)
+            .and_then(|p| {
+                let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
+                Some((p, SessionId::parse(id.trim())?))
+            });
+        let sent = match peers {
+            Some((p, id)) if parts.method == Method::GET => {
+                // The session's subscriptions, made through any replica,
+                // before its stream opens here.
+                for uri in p.subscriptions(&id) {
+                    self.relayed(id, subscribe_message(&uri, true)).await;
+                }
+                None
+            }
+            Some(_) if parts.method == Method::POST => Some(body.clone()),
+            _ => None,
+        };
         let headers = HeaderView(&parts.headers);
         let begun = OUT.with(|out| -> Result<Response<McpBody>, Box<CallJob>> {
             let mut out = out.borrow_mut();
@@ -530,6 +717,9 @@ impl<S: Sync + 'static> McpService<S> {
             };
             if r.poll_streams {
                 crate::wake();
+            }
+            if let (Some((p, id)), Some(sent)) = (peers, sent.as_deref()) {
+                share(p, &id, sent, &out[..r.body_len]);
             }
             let bytes = Bytes::copy_from_slice(&out[..r.body_len]);
             if let Some(delivery) = r.deliver {
