@@ -17,7 +17,13 @@
 //! authenticating proxy puts in that header), `--delay-ms N` (`get_author`
 //! awaits a timer of N ms first, a stand-in for an upstream call: an async
 //! tool, so calls wait together; `--blocking-delay` makes it block its
-//! worker thread instead, for comparison).
+//! worker thread instead, for comparison), `--page-size N` (items per list
+//! page; default: as many as fit), `--key-file PATH` (the secret sealing
+//! request state and list cursors: give every replica the same file),
+//! `--redis redis://HOST:PORT/` (one of several replicas: handshake-era
+//! sessions, subscriptions and client answers shared through that Redis
+//! server with picomcp-redis, the stock kept there, each `buy` announced
+//! to the other replicas' subscribers; see `scripts/scaleout.sh`).
 //! See `examples/HTTP.md`.
 
 #[path = "http/serve.rs"]
@@ -30,10 +36,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use picomcp::Server;
 use picomcp::changes::Changes;
 use picomcp::http::Sessions;
-use picomcp::tool::{Arguments, Reply, Tool, ToolOutcome};
+use picomcp::resource::{Contents, ReadRequest, Resource, ResourceFailure, ResourceOutcome};
+use picomcp::tool::{Arguments, Reply, Tool, ToolFailure, ToolOutcome};
+use picomcp::{ProtocolError, Server, ToolError};
+use picomcp_redis::{RedisStore, redis};
 
 /// Up to 1024 handshake-era sessions (about 40 KiB); a full table refuses a
 /// new one (`503`) rather than evicting a live one, and idle sessions
@@ -79,31 +87,178 @@ picomcp::async_tools! {
     }
 }
 
-/// The bookshop's tools with `get_author` replaced (`tools[0]` is it).
-fn tools_with(get_author: Tool<shop::Shop>) -> &'static [Tool<shop::Shop>] {
+/// The bookshop's tools with some replaced: `(position, tool)`.
+fn tools_with(replaced: &[(usize, Tool<shop::Shop>)]) -> &'static [Tool<shop::Shop>] {
     let mut tools: Vec<Tool<shop::Shop>> = shop::TOOLS
         .iter()
         .map(|t| Tool::new(t.descriptor, t.handler))
         .collect();
-    tools[0] = get_author;
+    for (at, tool) in replaced {
+        tools[*at] = Tool::new(tool.descriptor, tool.handler);
+    }
     tools.leak()
+}
+
+/// The positions of `get_author` and `buy` in `shop::TOOLS`, and of
+/// `books://stock` in `shop::RESOURCES`.
+const GET_AUTHOR: usize = 0;
+const BUY: usize = 5;
+const STOCK: usize = 1;
+
+/// The stock of several replicas: a Redis hash, title → copies left.
+fn stock_key(store: &RedisStore) -> String {
+    store.key("stock")
+}
+
+/// Sell one copy of `title` if there is one, atomically in Redis: the
+/// copies left, or -1.
+const SELL: &str = "local n = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') \
+    if n <= 0 then return -1 end \
+    return redis.call('HINCRBY', KEYS[1], ARGV[1], -1)";
+
+#[derive(serde::Deserialize)]
+struct TitleArg<'a> {
+    title: &'a str,
+}
+
+/// `buy` on a stock kept in Redis (`--redis`): the same answers as
+/// `shop.rs`'s, and the change announced to every replica's subscribers.
+fn shared_buy<'a>(shop: &'a shop::Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let TitleArg { title } = args.parse()?;
+    if !shop.catalog.iter().any(|(t, _)| *t == title) {
+        return Err(
+            ToolError::format(format_args!("No book titled '{title}' in the catalog.")).into(),
+        );
+    }
+    let Some(store) = serve::REDIS.get() else {
+        return Err(ToolFailure::protocol(ProtocolError::internal(
+            "no shared stock",
+        )));
+    };
+    let sold = store.run(|c| {
+        redis::cmd("EVAL")
+            .arg(SELL)
+            .arg(1)
+            .arg(stock_key(store))
+            .arg(title)
+            .query::<i64>(c)
+    });
+    let left = match sold {
+        Ok(left) if left >= 0 => left,
+        Ok(_) => return Err(ToolError::format(format_args!("{title} is out of stock.")).into()),
+        Err(e) => {
+            eprintln!("http_bookshop: redis: {e}");
+            return Err(ToolFailure::protocol(ProtocolError::internal(
+                "the stock cannot be reached",
+            )));
+        }
+    };
+    CHANGES.resource_updated(shop::STOCK_URI);
+    if let Err(e) = store.announce(shop::STOCK_URI) {
+        eprintln!("http_bookshop: redis: cannot announce the change: {e}");
+    }
+    reply.text(&format!("Bought {title} ({left} left)"))
+}
+
+/// `books://stock` read from Redis (`--redis`).
+fn shared_stock<'a>(
+    shop: &'a shop::Shop,
+    req: ReadRequest<'a>,
+    mut contents: Contents<'_>,
+) -> ResourceOutcome<'a> {
+    let Some(store) = serve::REDIS.get() else {
+        return Err(ResourceFailure::protocol(ProtocolError::internal(
+            "no shared stock",
+        )));
+    };
+    let titles: Vec<&str> = shop.catalog.iter().map(|(t, _)| *t).collect();
+    let copies = store.run(|c| {
+        redis::cmd("HMGET")
+            .arg(stock_key(store))
+            .arg(&titles)
+            .query::<Vec<Option<u64>>>(c)
+    });
+    let Ok(copies) = copies else {
+        return Err(ResourceFailure::protocol(ProtocolError::internal(
+            "the stock cannot be reached",
+        )));
+    };
+    contents.json(req.uri(), Some("application/json"), |v| {
+        let mut o = v.object();
+        for (t, n) in titles.iter().zip(copies) {
+            o.u64(t, n.unwrap_or(0));
+        }
+    });
+    contents.finish()
+}
+
+/// Open `--redis URL`: sessions, subscriptions and answers shared (by
+/// `serve::run`), the stock in Redis (set to the starting stock unless
+/// another replica did), other replicas' changes told to this one's
+/// subscribers.
+fn share(url: &str, idle_s: u64) {
+    let store = match RedisStore::open(url, "bookshop:", idle_s) {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("http_bookshop: cannot reach redis at {url}: {e}");
+            std::process::exit(1);
+        }
+    };
+    let init = store.run(|c| {
+        let mut pipe = redis::pipe();
+        for ((title, _), n) in shop::CATALOG.iter().zip(shop::START_STOCK) {
+            pipe.cmd("HSETNX")
+                .arg(stock_key(&store))
+                .arg(*title)
+                .arg(n)
+                .ignore();
+        }
+        pipe.query::<()>(c)
+    });
+    if let Err(e) = init {
+        eprintln!("http_bookshop: redis: {e}");
+        std::process::exit(1);
+    }
+    let _ = serve::REDIS.set(store);
+    let _ = serve::ON_CHANGE.set(|what| {
+        if what == shop::STOCK_URI {
+            CHANGES.resource_updated(shop::STOCK_URI);
+        }
+    });
 }
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME] [--delay-ms N] [--blocking-delay]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME] [--delay-ms N] [--blocking-delay] [--page-size N] [--redis URL]",
         8080,
     );
     // One server for every connection and thread, sealing with the secret.
     let key = serve::secret("http_bookshop", limits.key_file);
-    let mut server = shop::server_in(0, key, &CHANGES).list_cache(&LISTS);
+    let mut server = shop::server_in(limits.page_size, key, &CHANGES).list_cache(&LISTS);
     DELAY_MS.store(limits.delay_ms, Ordering::Relaxed);
+    let mut replaced = Vec::new();
     if limits.delay_ms > 0 {
-        server = server.tools(if limits.blocking_delay {
-            tools_with(Tool::new(shop::TOOLS[0].descriptor, blocking_get_author))
-        } else {
-            tools_with(Delayed::GET_AUTHOR)
-        });
+        replaced.push((
+            GET_AUTHOR,
+            if limits.blocking_delay {
+                Tool::new(shop::TOOLS[GET_AUTHOR].descriptor, blocking_get_author)
+            } else {
+                Tool::new(Delayed::GET_AUTHOR.descriptor, Delayed::GET_AUTHOR.handler)
+            },
+        ));
+    }
+    if let Some(url) = limits.redis {
+        share(url, limits.session_idle_s);
+        replaced.push((BUY, Tool::new(shop::TOOLS[BUY].descriptor, shared_buy)));
+        let mut resources: Vec<Resource<shop::Shop>> = shop::RESOURCES
+            .iter()
+            .map(|r| Resource::new(r.descriptor, r.handler))
+            .collect();
+        resources[STOCK] = Resource::new(shop::RESOURCES[STOCK].descriptor, shared_stock);
+        server = server.resources(resources.leak());
+    }
+    if !replaced.is_empty() {
+        server = server.tools(tools_with(&replaced));
     }
     let server: &'static Server<'static, shop::Shop> =
         Box::leak(Box::new(serve::with_state_ttl(server, &limits)));

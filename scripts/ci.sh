@@ -124,6 +124,11 @@ step "interop, roots: the Python and TypeScript SDK clients answer roots/list fr
 cargo build --release --example conformance_fixture
 scripts/interop_roots.sh
 
+step "scale-out: two http_bookshop replicas behind nginx (round-robin, no stickiness) sharing sessions, answers, subscriptions, changes and stock through Redis; the Python (both eras) and TypeScript SDK clients through nginx; a replica killed mid-run (scripts/scaleout.sh)"
+# nginx and redis-server from Debian's packages (installed when missing),
+# loopback only, stopped on exit; about 40 s once http_bookshop is built.
+scripts/scaleout.sh
+
 step "embedded: no_std targets, the firmware under QEMU, its footprint"
 # Budgets: flash <= 72 KiB, static RAM + peak stack <= 16 KiB (the
 # defaults of scripts/embedded.sh).

@@ -10,7 +10,7 @@
 
 use std::io::Read;
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::Router;
@@ -26,6 +26,17 @@ use picomcp_tower::{Builder, Config, ConnLimits, McpService};
 pub fn wake() {
     picomcp_tower::wake();
 }
+
+/// `--redis URL`, opened by the example: `run` keeps handshake sessions in
+/// it and shares subscriptions and client answers through it with the other
+/// replicas (instead of the `sessions` table it is given).
+#[allow(dead_code)] // not every includer shares
+pub static REDIS: OnceLock<picomcp_redis::RedisStore> = OnceLock::new();
+
+/// What the example does with a change another replica announced through
+/// [`REDIS`] (e.g. tell its `Changes`).
+#[allow(dead_code)] // not every includer shares
+pub static ON_CHANGE: OnceLock<fn(&str)> = OnceLock::new();
 
 /// Size limits of one exchange.
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +76,13 @@ pub struct Limits {
     /// `--blocking-delay`: that wait blocks the worker thread (a sync
     /// handler) instead of awaiting a timer, for comparison.
     pub blocking_delay: bool,
+    /// `--page-size N`: items per list page (0: as many as fit the output
+    /// buffer), for an example that takes it.
+    pub page_size: usize,
+    /// `--redis URL`: share sessions, subscriptions, waiting calls' answers
+    /// and the example's state with the other replicas through this Redis
+    /// server (`http_bookshop`; see `picomcp-redis`).
+    pub redis: Option<&'static str>,
 }
 
 impl Default for Limits {
@@ -83,6 +101,8 @@ impl Default for Limits {
             state_ttl_s: 300,
             delay_ms: 0,
             blocking_delay: false,
+            page_size: 0,
+            redis: None,
         }
     }
 }
@@ -146,12 +166,31 @@ pub fn run<S: Sync + 'static, const N: usize>(
         .build()
         .expect("tokio runtime");
     runtime.block_on(async move {
-        let mcp = configure(
+        let mut builder = configure(
             McpService::builder(server)
                 .sessions(sessions)
                 .config(config),
-        )
-        .build();
+        );
+        if let Some(store) = REDIS.get() {
+            builder = builder.sessions(store.clone()).peers(store.clone());
+        }
+        let mcp = builder.build();
+        if let Some(store) = REDIS.get() {
+            // Other replicas' clients' answers and subscriptions, served here;
+            // their changes, told to this replica's subscribers.
+            let relay_to = mcp.clone();
+            let runtime = tokio::runtime::Handle::current();
+            store.listen(
+                move |session, message| {
+                    runtime.spawn(relay_to.relayed(session, message));
+                },
+                |what| {
+                    if let Some(on_change) = ON_CHANGE.get() {
+                        on_change(what);
+                    }
+                },
+            );
+        }
         let app = Router::new()
             .route("/health", get(|| async { "ok\n" }))
             .route_service("/mcp", mcp)
@@ -219,6 +258,10 @@ pub fn args_from(
             ("--max-connections", Some(n)) if n > 0 => limits.max_connections = n,
             ("--state-ttl-s", Some(n)) => limits.state_ttl_s = n as u64,
             ("--delay-ms", Some(n)) => limits.delay_ms = n as u64,
+            ("--page-size", Some(n)) => limits.page_size = n,
+            ("--redis", _) if text.as_deref().is_some_and(|t| t.starts_with("redis://")) => {
+                limits.redis = text.map(|t| &*Box::leak(t.into_boxed_str()));
+            }
             ("--key-file", _) if text.is_some() => {
                 limits.key_file = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }
