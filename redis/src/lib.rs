@@ -73,8 +73,8 @@
 //!
 //! # Blocking
 //!
-//! The store's methods are synchronous, as picomcp's [`SessionStore`]
-//! (picomcp::http::SessionStore) is: each is one round trip to Redis on a
+//! The store's methods are synchronous, as picomcp's
+//! [`SessionStore`](picomcp::http::SessionStore) is: each is one round trip to Redis on a
 //! pooled connection, made on the request's worker thread (bounded by the
 //! timeout given to [`RedisStore::open`]). When Redis cannot be reached a
 //! session is not found (`404`: the client initializes again) and a new

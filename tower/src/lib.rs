@@ -71,6 +71,19 @@
 //! [`wake`] is called: give it to the server's `Changes`
 //! (`Changes::new().on_change(picomcp_tower::wake)`).
 //!
+//! # Several replicas
+//!
+//! Behind a load balancer with no stickiness, give every replica's service
+//! one shared session store ([`Builder::sessions`], a [`SharedStore`]) and
+//! [`Peers`] ([`Builder::peers`]): a client's answer to a server's request,
+//! POSTed to any replica, reaches the one where its call waits
+//! ([`McpService::relayed`]), and a session's subscriptions follow it to
+//! whichever replica holds its `GET` stream. Each service numbers its
+//! requests to clients from a random round, so two replicas do not give
+//! one session's waiting calls the same id. The workspace crate
+//! picomcp-redis is both, over Redis. The 2026-07-28 revision needs only
+//! the same request-state key on every replica.
+//!
 //! # Memory
 //!
 //! Each service holds, on the heap, allocated once when it is built: its
