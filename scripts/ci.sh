@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test and check picomcp has. Installs what it needs: rustup targets
 # and components, a Python venv with the official MCP SDK (interop), the
-# official TypeScript SDK from npm (interop), QEMU (firmware), Node 22 and the
+# official TypeScript SDK from npm (interop), QEMU (firmware), nginx and
+# redis-server from Debian's packages (scale-out), Node 22 and the
 # MCP conformance suite from npm, cargo-fuzz, cargo-hack.
 # Usage: scripts/ci.sh            (from anywhere; runs in the repo root)
 #   PICOMCP_CI_QUICK=1            skip the long stages (fuzzing, Miri, benches)
