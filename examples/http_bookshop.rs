@@ -89,14 +89,20 @@ picomcp::async_tools! {
 
 /// The bookshop's tools with some replaced: `(position, tool)`.
 fn tools_with(replaced: &[(usize, Tool<shop::Shop>)]) -> &'static [Tool<shop::Shop>] {
-    let mut tools: Vec<Tool<shop::Shop>> = shop::TOOLS
-        .iter()
-        .map(|t| Tool::new(t.descriptor, t.handler))
-        .collect();
+    let mut tools: Vec<Tool<shop::Shop>> = shop::TOOLS.iter().map(copy).collect();
     for (at, tool) in replaced {
-        tools[*at] = Tool::new(tool.descriptor, tool.handler);
+        tools[*at] = copy(tool);
     }
     tools.leak()
+}
+
+/// A copy of `tool`, an async one staying async (`Tool::new` of its parts
+/// would make a sync tool of its placeholder handler).
+fn copy(tool: &Tool<shop::Shop>) -> Tool<shop::Shop> {
+    match tool.async_index() {
+        Some(index) => Tool::awaiting(tool.descriptor, index),
+        None => Tool::new(tool.descriptor, tool.handler),
+    }
 }
 
 /// The positions of `get_author` and `buy` in `shop::TOOLS`, and of
@@ -243,7 +249,7 @@ fn main() {
             if limits.blocking_delay {
                 Tool::new(shop::TOOLS[GET_AUTHOR].descriptor, blocking_get_author)
             } else {
-                Tool::new(Delayed::GET_AUTHOR.descriptor, Delayed::GET_AUTHOR.handler)
+                Delayed::GET_AUTHOR
             },
         ));
     }
