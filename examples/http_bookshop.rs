@@ -89,20 +89,13 @@ picomcp::async_tools! {
 
 /// The bookshop's tools with some replaced: `(position, tool)`.
 fn tools_with(replaced: &[(usize, Tool<shop::Shop>)]) -> &'static [Tool<shop::Shop>] {
-    let mut tools: Vec<Tool<shop::Shop>> = shop::TOOLS.iter().map(copy).collect();
-    for (at, tool) in replaced {
-        tools[*at] = copy(tool);
+    // Copied whole: an async tool stays async (`Tool::new` of its parts
+    // would make a sync tool of its placeholder handler).
+    let mut tools: Vec<Tool<shop::Shop>> = shop::TOOLS.to_vec();
+    for &(at, tool) in replaced {
+        tools[at] = tool;
     }
     tools.leak()
-}
-
-/// A copy of `tool`, an async one staying async (`Tool::new` of its parts
-/// would make a sync tool of its placeholder handler).
-fn copy(tool: &Tool<shop::Shop>) -> Tool<shop::Shop> {
-    match tool.async_index() {
-        Some(index) => Tool::awaiting(tool.descriptor, index),
-        None => Tool::new(tool.descriptor, tool.handler),
-    }
 }
 
 /// The positions of `get_author` and `buy` in `shop::TOOLS`, and of
@@ -256,10 +249,7 @@ fn main() {
     if let Some(url) = limits.redis {
         share(url, limits.session_idle_s);
         replaced.push((BUY, Tool::new(shop::TOOLS[BUY].descriptor, shared_buy)));
-        let mut resources: Vec<Resource<shop::Shop>> = shop::RESOURCES
-            .iter()
-            .map(|r| Resource::new(r.descriptor, r.handler))
-            .collect();
+        let mut resources: Vec<Resource<shop::Shop>> = shop::RESOURCES.to_vec();
         resources[STOCK] = Resource::new(shop::RESOURCES[STOCK].descriptor, shared_stock);
         server = server.resources(resources.leak());
     }

@@ -351,6 +351,17 @@ macro_rules! registration {
             }
         }
 
+        // Copied as a whole (no `S: Copy` bound): an async registration
+        // stays async, which rebuilding one with `new` from its parts
+        // would not.
+        impl<S> Clone for $name<S> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<S> Copy for $name<S> {}
+
         impl<S> core::fmt::Debug for $name<S> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct(stringify!($name))
