@@ -8,7 +8,6 @@
 //! tables are locked while the core runs (a sync handler too), never while
 //! an async handler awaits.
 
-use std::io::Read;
 use std::net::SocketAddr;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -103,20 +102,6 @@ impl Default for Limits {
             blocking_delay: false,
             page_size: 0,
             redis: None,
-        }
-    }
-}
-
-/// 128 bits from the OS.
-fn random_id(bytes: &mut [u8; 16]) {
-    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
-    if ok.is_err() {
-        // Fallback: std's per-process random hasher keys.
-        use std::hash::{BuildHasher, Hasher};
-        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_usize(i);
-            chunk.copy_from_slice(&h.finish().to_le_bytes());
         }
     }
 }
@@ -300,9 +285,7 @@ pub fn secret(name: &str, key_file: Option<&str>) -> &'static [u8] {
                 "{name}: warning: no --key-file: a random key for this process (replicas cannot share request state or cursors)"
             );
             let mut key = [0u8; 32];
-            let (a, b) = key.split_at_mut(16);
-            random_id(a.try_into().unwrap_or(&mut [0; 16]));
-            random_id(b.try_into().unwrap_or(&mut [0; 16]));
+            picomcp_tower::os_random(&mut key);
             Box::leak(Box::new(key))
         }
     }

@@ -83,7 +83,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use std::io::Read;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -133,7 +132,7 @@ impl RedisStore {
     /// `PING`.
     pub fn open(url: &str, prefix: &str, idle_s: u64) -> RedisResult<Self> {
         let mut name = [0u8; 8];
-        random(&mut name);
+        picomcp_tower::os_random(&mut name);
         let store = Self {
             inner: Arc::new(Inner {
                 client: redis::Client::open(url)?,
@@ -267,21 +266,6 @@ impl RedisStore {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Random bytes from the OS (the replica's name on the channels).
-fn random(bytes: &mut [u8]) {
-    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
-    if ok.is_err() {
-        use std::hash::{BuildHasher, Hasher};
-        let h = std::collections::hash_map::RandomState::new().build_hasher();
-        for (b, x) in bytes
-            .iter_mut()
-            .zip(h.finish().to_le_bytes().iter().cycle())
-        {
-            *b = *x;
-        }
-    }
 }
 
 /// A session as text: `fresh`, `modern`, `uninit`, or `ready VERSION LEVEL

@@ -107,6 +107,25 @@ mod service;
 pub use conn::{ConnLimits, serve};
 pub use service::{Builder, Config, McpBody, McpService, Peers, SharedStore};
 
+/// Bytes from the operating system's randomness (`/dev/urandom`): the
+/// service's session ids and first request-id round, and whatever else an
+/// application needs (a replica's name, a development key). Where that
+/// cannot be read, std's per-process random hasher keys, which the OS
+/// seeds too.
+pub fn os_random(bytes: &mut [u8]) {
+    use std::io::Read;
+    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
+    if ok.is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            let word = h.finish().to_le_bytes();
+            chunk.copy_from_slice(word.get(..chunk.len()).unwrap_or(&word));
+        }
+    }
+}
+
 /// Woken by the server's `Changes` (`Changes::on_change(picomcp_tower::wake)`):
 /// every open notification stream of every [`McpService`] looks for what
 /// is due.

@@ -4,7 +4,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
-use std::io::Read;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
@@ -214,16 +213,7 @@ impl Headers for HeaderView<'_> {
 
 /// 128 bits from the OS (session ids).
 fn random_id(bytes: &mut [u8; 16]) {
-    let ok = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
-    if ok.is_err() {
-        // Fallback: std's per-process random hasher keys.
-        use std::hash::{BuildHasher, Hasher};
-        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_usize(i);
-            chunk.copy_from_slice(&h.finish().to_le_bytes());
-        }
-    }
+    crate::os_random(bytes);
 }
 
 thread_local! {
@@ -424,9 +414,9 @@ impl<S: Sync + 'static> Builder<S> {
         let mut waiting = Box::new(Waiting::new());
         // A random first round: the ids of this replica's requests to
         // clients differ from another replica's.
-        let mut round = [0u8; 16];
-        random_id(&mut round);
-        waiting.set_round(u32::from_le_bytes([round[0], round[1], round[2], round[3]]));
+        let mut round = [0u8; 4];
+        crate::os_random(&mut round);
+        waiting.set_round(u32::from_le_bytes(round));
         McpService {
             inner: Arc::new(Inner {
                 http: self.http,
