@@ -3,44 +3,16 @@
 //! `McpService::relayed` (what picomcp-redis does over Redis pub/sub).
 
 use std::sync::Mutex;
-use std::time::Duration;
 
-use bytes::Bytes;
-use http::{Request, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http::StatusCode;
 use picomcp::http::{SessionId, Sessions};
-use picomcp::mrtr::ElicitAction;
-use picomcp::schema::{Property, Schema};
-use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
+use picomcp::tool::{Tool, ToolDescriptor};
 use picomcp::{Server, ServerInfo};
-use picomcp_tower::{McpBody, McpService, Peers};
+use picomcp_tower::{McpService, Peers};
 use tower::ServiceExt;
 
-struct Shop;
-
-const NO_ARGS: Schema<'static> = Schema::object(&[]);
-const CONFIRM: Schema<'static> =
-    Schema::object(&[Property::new("confirm", Schema::boolean())]).required(&["confirm"]);
-
-/// Asks the client to confirm: on the handshake era the call waits on the
-/// replica that holds its SSE stream.
-fn ask<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    if reply.request_state() == Some(b"asked") {
-        let yes = reply
-            .input_response("confirm")
-            .filter(|r| r.action() == Some(ElicitAction::Accept))
-            .and_then(|r| r.content())
-            .and_then(|c| c.get("confirm"))
-            .and_then(|v| v.as_bool())
-            == Some(true);
-        return reply.text(if yes { "confirmed" } else { "not confirmed" });
-    }
-    let mut asking = reply.input_required();
-    asking
-        .elicit("confirm", format_args!("Go on?"), &CONFIRM)
-        .state(b"asked");
-    asking.finish()
-}
+mod common;
+use common::{NO_ARGS, Shop, ask, event, next_frame, post};
 
 static TOOLS: [Tool<Shop>; 1] = [Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask)];
 static SERVER: Server<'static, Shop> =
@@ -75,35 +47,6 @@ impl Peers for Link {
 }
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
-
-fn post(body: impl Into<String>, session: Option<&str>) -> Request<Full<Bytes>> {
-    let body: String = body.into();
-    let mut b = Request::post("/mcp")
-        .header("Host", "localhost:8080")
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json");
-    if let Some(id) = session {
-        b = b
-            .header("Mcp-Session-Id", id)
-            .header("MCP-Protocol-Version", "2025-11-25");
-    }
-    b.body(Full::new(Bytes::from(body))).unwrap()
-}
-
-async fn next_frame(body: &mut McpBody) -> Option<String> {
-    let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
-        .await
-        .expect("a frame within 5 s")?;
-    Some(String::from_utf8(frame.unwrap().into_data().unwrap().to_vec()).unwrap())
-}
-
-fn event(frame: &str) -> serde_json::Value {
-    let data = frame
-        .split("\n\n")
-        .find_map(|e| e.strip_prefix("event: message\ndata: "))
-        .unwrap_or_else(|| panic!("no message event in {frame:?}"));
-    serde_json::from_str(data).unwrap()
-}
 
 #[tokio::test]
 async fn an_answer_posted_to_one_replica_reaches_the_call_waiting_on_the_other() {

@@ -16,14 +16,13 @@ use http::{Request, Response, StatusCode};
 use http_body::Frame;
 use http_body_util::{BodyExt, Full};
 use picomcp::http::Sessions;
-use picomcp::mrtr::ElicitAction;
-use picomcp::schema::{Property, Schema};
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::{Server, ServerInfo};
 use picomcp_tower::{Config, ConnLimits, McpBody, McpService};
 use tower::ServiceExt;
 
-struct Shop;
+mod common;
+use common::{NO_ARGS, Shop, ask, event, next_frame, post};
 
 fn hello<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     reply.text("hello from a sync tool")
@@ -34,31 +33,6 @@ fn hello<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a>
 async fn slow<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     tokio::time::sleep(Duration::from_millis(20)).await;
     reply.text("hello from an async tool")
-}
-
-const NO_ARGS: Schema<'static> = Schema::object(&[]);
-
-const CONFIRM: Schema<'static> =
-    Schema::object(&[Property::new("confirm", Schema::boolean())]).required(&["confirm"]);
-
-/// Asks the client to confirm (on the handshake era: an
-/// `elicitation/create` on the call's SSE stream while the call waits).
-fn ask<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    if reply.request_state() == Some(b"asked") {
-        let yes = reply
-            .input_response("confirm")
-            .filter(|r| r.action() == Some(ElicitAction::Accept))
-            .and_then(|r| r.content())
-            .and_then(|c| c.get("confirm"))
-            .and_then(|v| v.as_bool())
-            == Some(true);
-        return reply.text(if yes { "confirmed" } else { "not confirmed" });
-    }
-    let mut asking = reply.input_required();
-    asking
-        .elicit("confirm", format_args!("Go on?"), &CONFIRM)
-        .state(b"asked");
-    asking.finish()
 }
 
 picomcp::async_tools! {
@@ -88,21 +62,6 @@ fn call_body(tool: &str, meta: bool) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}{meta}}}}}"#
     )
-}
-
-/// A POST to `/mcp` as a client sends it (handshake era unless `version`).
-fn post(body: impl Into<String>, session: Option<&str>) -> Request<Full<Bytes>> {
-    let body: String = body.into();
-    let mut b = Request::post("/mcp")
-        .header("Host", "localhost:8080")
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json");
-    if let Some(id) = session {
-        b = b
-            .header("Mcp-Session-Id", id)
-            .header("MCP-Protocol-Version", "2025-11-25");
-    }
-    b.body(Full::new(Bytes::from(body))).unwrap()
 }
 
 /// A stateless 2026-07-28 `tools/call` of `tool`.
@@ -234,23 +193,6 @@ async fn async_tool_without_async_handlers_is_32603() {
 }
 
 /// The next data frame of a response body, within 5 s.
-async fn next_frame(body: &mut McpBody) -> Option<String> {
-    let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
-        .await
-        .expect("a frame within 5 s")?;
-    let data = frame.unwrap().into_data().unwrap();
-    Some(String::from_utf8(data.to_vec()).unwrap())
-}
-
-/// The JSON of an SSE `event: message`.
-fn event(frame: &str) -> serde_json::Value {
-    let data = frame
-        .split("\n\n")
-        .find_map(|e| e.strip_prefix("event: message\ndata: "))
-        .unwrap_or_else(|| panic!("no message event in {frame:?}"));
-    serde_json::from_str(data).unwrap()
-}
-
 #[tokio::test]
 async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
     let mcp = McpService::new(&SERVER);
