@@ -10,8 +10,8 @@
 //! between requests. [`RedisStore`] shares it:
 //!
 //! - **Sessions**: it is a [`SharedStore`]. A session (its negotiated
-//!   version, the client's capabilities, its `logging/setLevel` level) is
-//!   one Redis key, `PREFIX` `session:` and the id, expiring after the
+//!   version, the client's capabilities, its `logging/setLevel` level: the
+//!   four bytes of `Connection::to_bytes`) is one Redis key, `PREFIX` `session:` and the id, expiring after the
 //!   idle time unused (Redis's own expiry: no replica's clock is
 //!   involved). Created through one replica, it is served by any.
 //! - **Waiting calls and subscriptions**: it is a [`Peers`]. A call that
@@ -86,9 +86,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use picomcp::Connection;
 use picomcp::http::SessionId;
-use picomcp::server::{ClientCapabilities, Session, Uninitialized};
-use picomcp::{Connection, LogLevel, ProtocolVersion};
 use picomcp_tower::{Peers, SharedStore};
 pub use redis;
 use redis::RedisResult;
@@ -268,58 +267,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A session as text: `fresh`, `modern`, `uninit`, or `ready VERSION LEVEL
-/// CAPS` (CAPS: `r`oots, `s`ampling, `e`licitation or `-` each).
-fn encode(conn: &Connection) -> String {
-    match conn {
-        Connection::Ready(s) => {
-            let c = s.client_capabilities();
-            let flag = |on: bool, ch: char| if on { ch } else { '-' };
-            format!(
-                "ready {} {} {}{}{}",
-                s.version().as_str(),
-                s.log_level().as_str(),
-                flag(c.roots, 'r'),
-                flag(c.sampling, 's'),
-                flag(c.elicitation, 'e'),
-            )
-        }
-        Connection::Uninitialized(_) => "uninit".into(),
-        Connection::Modern => "modern".into(),
-        _ => "fresh".into(),
-    }
-}
-
-/// [`encode`]'s inverse; `None` for anything else.
-fn decode(text: &str) -> Option<Connection> {
-    let mut words = text.split(' ');
-    let conn = match words.next()? {
-        "fresh" => Connection::Fresh,
-        "modern" => Connection::Modern,
-        // Before `initialize` a session has no capabilities.
-        "uninit" => Connection::Uninitialized(Session::<Uninitialized>::new()),
-        "ready" => {
-            let version = ProtocolVersion::parse(words.next()?)?;
-            let level = words.next()?;
-            let level = LogLevel::ALL.into_iter().find(|l| l.as_str() == level)?;
-            let caps = words.next()?.as_bytes();
-            let mut client = ClientCapabilities::default();
-            client.roots = caps.first() == Some(&b'r');
-            client.sampling = caps.get(1) == Some(&b's');
-            client.elicitation = caps.get(2) == Some(&b'e');
-            let mut session = Session::<Uninitialized>::new().initialize(version, client);
-            session.set_log_level(level);
-            Connection::Ready(session)
-        }
-        _ => return None,
-    };
-    words.next().is_none().then_some(conn)
-}
-
 impl SharedStore for RedisStore {
     fn load(&self, id: &SessionId, _now: u64) -> Option<Connection> {
         // Marks it used: its (and its subscriptions') idle time starts again.
-        let (text,): (Option<String>,) = self
+        let (bytes,): (Option<Vec<u8>>,) = self
             .run(|c| {
                 redis::pipe()
                     .cmd("GETEX")
@@ -333,14 +284,14 @@ impl SharedStore for RedisStore {
                     .query(c)
             })
             .ok()?;
-        decode(&text?)
+        Connection::from_bytes(&bytes?)
     }
 
     fn save(&self, id: &SessionId, conn: Connection, _now: u64) {
         let _ = self.run(|c| {
             redis::cmd("SET")
                 .arg(self.session_key(id))
-                .arg(encode(&conn))
+                .arg(&conn.to_bytes()[..])
                 .arg("XX")
                 .arg("EX")
                 .arg(self.inner.idle_s)
@@ -352,7 +303,7 @@ impl SharedStore for RedisStore {
         self.run(|c| {
             redis::cmd("SET")
                 .arg(self.session_key(&id))
-                .arg(encode(&conn))
+                .arg(&conn.to_bytes()[..])
                 .arg("NX")
                 .arg("EX")
                 .arg(self.inner.idle_s)
@@ -420,42 +371,5 @@ impl Peers for RedisStore {
                 .query::<Vec<String>>(c)
         })
         .unwrap_or_default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sessions_round_trip_through_text() {
-        let mut caps = ClientCapabilities::default();
-        caps.sampling = true;
-        caps.elicitation = true;
-        let mut ready =
-            Session::<Uninitialized>::new().initialize(ProtocolVersion::V2025_06_18, caps);
-        ready.set_log_level(LogLevel::Warning);
-        for conn in [
-            Connection::Fresh,
-            Connection::Modern,
-            Connection::Uninitialized(Session::<Uninitialized>::new()),
-            Connection::Ready(ready),
-        ] {
-            let text = encode(&conn);
-            assert_eq!(decode(&text), Some(conn), "{text}");
-        }
-        assert_eq!(
-            encode(&Connection::Ready(ready)),
-            "ready 2025-06-18 warning -se"
-        );
-        for bad in [
-            "",
-            "ready",
-            "ready 2025-06-18 loud ---",
-            "ready 1999-01-01 info ---",
-            "fresh x",
-        ] {
-            assert_eq!(decode(bad), None, "{bad}");
-        }
     }
 }

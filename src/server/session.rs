@@ -182,6 +182,71 @@ impl Connection {
     }
 }
 
+impl Connection {
+    /// What a shared session store keeps for this connection (several
+    /// replicas serving one session): its lifecycle state, and for an
+    /// initialized one the negotiated version, the log level and the
+    /// client's capabilities, in four bytes. [`Connection::from_bytes`]
+    /// reads them back; the one encoding of a connection, so a store never
+    /// names its fields.
+    #[must_use]
+    pub fn to_bytes(&self) -> [u8; 4] {
+        let caps = |c: ClientCapabilities| {
+            u8::from(c.roots) | u8::from(c.sampling) << 1 | u8::from(c.elicitation) << 2
+        };
+        match self {
+            Connection::Fresh => [0, 0, 0, 0],
+            Connection::Uninitialized(s) => [1, 0, 0, caps(s.client)],
+            Connection::Ready(s) => {
+                let index = |found: Option<usize>| found.and_then(|i| u8::try_from(i).ok());
+                let version = ProtocolVersion::HANDSHAKE
+                    .iter()
+                    .position(|v| *v == s.version());
+                let level = LogLevel::ALL.iter().position(|l| *l == s.log_level());
+                [
+                    2,
+                    index(version).unwrap_or(u8::MAX),
+                    index(level).unwrap_or(u8::MAX),
+                    caps(s.client),
+                ]
+            }
+            Connection::Modern => [3, 0, 0, 0],
+        }
+    }
+
+    /// The connection [`Connection::to_bytes`] wrote; `None` for bytes it
+    /// never writes.
+    #[must_use]
+    pub fn from_bytes(bytes: &[u8]) -> Option<Connection> {
+        let &[tag, version, level, caps] = bytes else {
+            return None;
+        };
+        if caps > 0b111 {
+            return None;
+        }
+        let client = ClientCapabilities {
+            roots: caps & 1 != 0,
+            sampling: caps & 2 != 0,
+            elicitation: caps & 4 != 0,
+        };
+        Some(match (tag, version, level) {
+            (0, 0, 0) if caps == 0 => Connection::Fresh,
+            (1, 0, 0) => Connection::Uninitialized(Session {
+                state: Uninitialized,
+                client,
+            }),
+            (2, v, l) => {
+                let version = *ProtocolVersion::HANDSHAKE.get(usize::from(v))?;
+                let mut ready = Session::new().initialize(version, client);
+                ready.set_log_level(*LogLevel::ALL.get(usize::from(l))?);
+                Connection::Ready(ready)
+            }
+            (3, 0, 0) if caps == 0 => Connection::Modern,
+            _ => return None,
+        })
+    }
+}
+
 impl Default for Connection {
     fn default() -> Self {
         Self::new()
@@ -205,6 +270,48 @@ pub(crate) enum Origin {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connections_round_trip_through_their_bytes() {
+        let mut all = vec![Connection::Fresh, Connection::Modern];
+        for caps in 0..8u8 {
+            let client = ClientCapabilities {
+                roots: caps & 1 != 0,
+                sampling: caps & 2 != 0,
+                elicitation: caps & 4 != 0,
+            };
+            all.push(Connection::Uninitialized(Session {
+                state: Uninitialized,
+                client,
+            }));
+            for version in ProtocolVersion::HANDSHAKE {
+                for level in LogLevel::ALL {
+                    let mut ready = Session::new().initialize(version, client);
+                    ready.set_log_level(level);
+                    all.push(Connection::Ready(ready));
+                }
+            }
+        }
+        for conn in all {
+            assert_eq!(
+                Connection::from_bytes(&conn.to_bytes()),
+                Some(conn),
+                "{conn:?}"
+            );
+        }
+        for bad in [
+            &[][..],
+            &[2, 0, 0],
+            &[4, 0, 0, 0],
+            &[2, 4, 0, 0],
+            &[2, 0, 8, 0],
+            &[2, 0, 0, 8],
+            &[0, 0, 0, 1],
+            &[2, 0, 0, 0, 0],
+        ] {
+            assert_eq!(Connection::from_bytes(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn connection_state_is_a_few_bytes() {
