@@ -442,6 +442,11 @@ impl Default for Keywords<'_> {
     }
 }
 
+// The size the README and `Keywords`' docs state for a 32-bit target,
+// checked wherever the library is built for one (CI's no_std builds).
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(core::mem::size_of::<Schema<'static>>() == 56);
+
 /// How deep a schema may nest before the checker gives up (guards
 /// self-referencing `static` schemas and `$ref` cycles; the JSON scanner
 /// bounds input depth).
