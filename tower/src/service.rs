@@ -378,8 +378,12 @@ impl<S: Sync + 'static> Builder<S> {
     /// current-thread tokio runtime and a `LocalSet`, where every call is
     /// a local task, so any number are in flight at once and a handler
     /// that awaits a timer or a socket holds no thread. Local, because a
-    /// handler's future need not be `Send`. Without this, an async
-    /// handler's call is answered `-32603` (the server does not await).
+    /// handler's future need not be `Send`. A client that stops waiting
+    /// for a call's response (it closes the connection, which is how a
+    /// 2026-07-28 client cancels over HTTP) has the handler's future
+    /// dropped where it awaits: it is not run to its end. Without this, an
+    /// async handler's call is answered `-32603` (the server does not
+    /// await).
     pub fn async_handlers<A>(mut self, handlers: &'static A) -> Self
     where
         A: AsyncHandlers<S> + Sync + 'static,
@@ -397,10 +401,18 @@ impl<S: Sync + 'static> Builder<S> {
                 };
                 let local = tokio::task::LocalSet::new();
                 local.block_on(&runtime, async move {
-                    while let Some(((call, mut body, mut out), done)) = rx.recv().await {
+                    while let Some(((call, mut body, mut out), mut done)) = rx.recv().await {
                         tokio::task::spawn_local(async move {
-                            let r = http.finish(call, &mut body, &mut out, handlers).await;
-                            let _ = done.send((r, out));
+                            // The client that stops waiting (closes the
+                            // connection: on 2026-07-28 HTTP, the cancel)
+                            // drops the handler's future where it awaits.
+                            let r = tokio::select! {
+                                r = http.finish(call, &mut body, &mut out, handlers) => Some(r),
+                                () = done.closed() => None,
+                            };
+                            if let Some(r) = r {
+                                let _ = done.send((r, out));
+                            }
                         });
                     }
                 });

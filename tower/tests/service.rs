@@ -6,6 +6,7 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -35,16 +36,37 @@ async fn slow<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcom
     reply.text("hello from an async tool")
 }
 
-picomcp::async_tools! {
-    struct ShopAsync for Shop {
-        SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
+/// Counts the `hang` futures started and dropped.
+static HANGING: AtomicUsize = AtomicUsize::new(0);
+static HUNG_UP: AtomicUsize = AtomicUsize::new(0);
+
+struct CountDrop;
+impl Drop for CountDrop {
+    fn drop(&mut self) {
+        HUNG_UP.fetch_add(1, Ordering::SeqCst);
     }
 }
 
-static TOOLS: [Tool<Shop>; 3] = [
+/// Awaits an hour: only a dropped future ends it early.
+async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let _count = CountDrop;
+    HANGING.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    reply.text("an hour later")
+}
+
+picomcp::async_tools! {
+    struct ShopAsync for Shop {
+        SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
+        HANG: ToolDescriptor::new("hang", &NO_ARGS) => hang,
+    }
+}
+
+static TOOLS: [Tool<Shop>; 4] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
+    ShopAsync::HANG,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -182,6 +204,34 @@ async fn async_tool_is_awaited_on_the_calls_thread() {
         assert_eq!(status, StatusCode::OK);
         assert!(body.contains("hello from an async tool"), "{body}");
     }
+}
+
+/// On 2026-07-28 HTTP a client cancels a call by closing its response
+/// stream: the handler's future is dropped where it awaits, not run on.
+#[tokio::test]
+async fn a_client_that_goes_away_drops_the_async_handlers_future() {
+    let mcp = McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .build();
+    let call = tokio::spawn(mcp.clone().oneshot(modern_call("hang")));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while HANGING.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "the handler never started");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(HUNG_UP.load(Ordering::SeqCst), 0);
+    call.abort(); // the response future is dropped: the client has gone
+    while HUNG_UP.load(Ordering::SeqCst) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the handler's future was not dropped"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // The service goes on serving async calls.
+    let (status, _, body) = text(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("hello from an async tool"), "{body}");
 }
 
 #[tokio::test]
