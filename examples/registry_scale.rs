@@ -7,19 +7,40 @@
 //! first (outside the count: every run, the zero-hit baseline too, pages
 //! there once).
 //!
+//! `--arg-bytes B` makes the call's `title` argument B bytes long;
+//! `--props K` gives the tools' input schema K required string properties
+//! (`title`, then `p01` …) and the call all K of them: how a hit grows with
+//! the size of its arguments and of its schema.
+//!
 //! `scripts/registry_scale.sh` runs it under callgrind for 5, 500 and 5,000
 //! tools and prints the instructions per hit (the run minus a run of zero
-//! hits, over the hits), then for each page of 500 tools 50 a page.
+//! hits, over the hits), then for each page of 500 tools 50 a page, then
+//! for argument and schema sizes.
 //!
 //! Usage: registry_scale N [--index] [--long] [--hits H] [--page-size P --page K]
+//!        [--arg-bytes B] [--props K]
 
 use picomcp::schema::{Property, Schema};
 use picomcp::server::ToolIndex;
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::{Connection, Server, ServerInfo};
 
-const ARGS: Schema<'static> =
-    Schema::object(&[Property::new("title", Schema::string())]).required(&["title"]);
+/// An input schema of `k` required string properties: `title`, `p01`, ….
+fn args_schema(k: usize) -> &'static Schema<'static> {
+    let names: Vec<&'static str> = (0..k.max(1))
+        .map(|i| match i {
+            0 => "title",
+            _ => Box::leak(format!("p{i:02}").into_boxed_str()),
+        })
+        .collect();
+    let names: &'static [&'static str] = Box::leak(names.into_boxed_slice());
+    let props: Vec<Property<'static>> = names
+        .iter()
+        .map(|name| Property::new(name, Schema::string()))
+        .collect();
+    let props: &'static [Property<'static>] = Box::leak(props.into_boxed_slice());
+    Box::leak(Box::new(Schema::object(props).required(names)))
+}
 
 fn hit<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     reply.text("Frank Herbert")
@@ -33,6 +54,7 @@ fn main() {
     let mut n = 5usize;
     let (mut index, mut long, mut hits) = (false, false, 10_000usize);
     let (mut page_size, mut page) = (0usize, 0usize);
+    let (mut arg_bytes, mut props) = (4usize, 1usize);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--index" => index = true,
@@ -40,8 +62,11 @@ fn main() {
             "--hits" => hits = args.next().and_then(|h| h.parse().ok()).unwrap_or(hits),
             "--page-size" => page_size = args.next().and_then(|p| p.parse().ok()).unwrap_or(0),
             "--page" => page = args.next().and_then(|p| p.parse().ok()).unwrap_or(0),
+            "--arg-bytes" => arg_bytes = args.next().and_then(|b| b.parse().ok()).unwrap_or(4),
+            "--props" => props = args.next().and_then(|k| k.parse().ok()).unwrap_or(1),
             other => n = other.parse().expect(
-                "usage: registry_scale N [--index] [--long] [--hits H] [--page-size P --page K]",
+                "usage: registry_scale N [--index] [--long] [--hits H] [--page-size P --page K] \
+                 [--arg-bytes B] [--props K]",
             ),
         }
     }
@@ -55,9 +80,10 @@ fn main() {
             &*Box::leak(name.into_boxed_str())
         })
         .collect();
+    let schema = args_schema(props);
     let tools: Vec<Tool<()>> = names
         .iter()
-        .map(|name| Tool::new(ToolDescriptor::new(name, &ARGS), hit))
+        .map(|name| Tool::new(ToolDescriptor::new(name, schema), hit))
         .collect();
     let tools: &'static [Tool<()>] = Box::leak(tools.into_boxed_slice());
     let mut server = Server::new(ServerInfo::new("scale", "1.0.0"), ())
@@ -67,8 +93,14 @@ fn main() {
         server = server.tool_index(&INDEX);
     }
     let last = names.last().expect("at least one tool");
+    // "Dune", or a title of `arg_bytes` bytes; then the other properties.
+    let title: String = "Dune".chars().cycle().take(arg_bytes).collect();
+    let mut arguments = format!(r#""title":"{title}""#);
+    for i in 1..props.max(1) {
+        arguments.push_str(&format!(r#","p{i:02}":"value {i}""#));
+    }
     let line = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{last}","arguments":{{"title":"Dune"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{last}","arguments":{{{arguments}}}}}}}"#
     );
     let mut conn = Connection::new();
     let mut out = vec![0u8; 4096];

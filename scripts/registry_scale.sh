@@ -4,7 +4,10 @@
 # walking the registry and through a ToolIndex (examples/registry_scale.rs:
 # each figure is a run of H hits minus a run of none, over H); then the
 # instructions per `tools/list` page and per listed tool for each page of
-# 500 tools, 50 a page (the same subtraction, H/10 requests of that page).
+# 500 tools, 50 a page (the same subtraction, H/10 requests of that page);
+# then the hit of one tool of 5 (indexed) with a `title` argument of 4 to
+# 4,096 bytes, and with input schemas (and arguments) of 1 to 64 required
+# string properties.
 # Needs valgrind (apt-get install valgrind).
 #
 # Usage: scripts/registry_scale.sh [HITS]   (default 2000)
@@ -37,4 +40,16 @@ for page in 1 2 3 4 5 6 7 8 9 10; do
     without=$(count 500 --page-size 50 --page "$page" --hits 0)
     per=$(( (with - without) / pages ))
     printf '%-5s %-22d %d\n' "$page" "$per" $((per / 50))
+done
+printf '\n%-10s %s\n' "title bytes" "instructions per hit (5 tools, index, one property)"
+for b in 4 64 256 1024 4096; do
+    with=$(count 5 --index --arg-bytes "$b" --hits "$hits")
+    without=$(count 5 --index --arg-bytes "$b" --hits 0)
+    printf '%-11s %d\n' "$b" $(( (with - without) / hits ))
+done
+printf '\n%-10s %s\n' properties "instructions per hit (5 tools, index, every property given)"
+for k in 1 4 16 64; do
+    with=$(count 5 --index --props "$k" --hits "$hits")
+    without=$(count 5 --index --props "$k" --hits 0)
+    printf '%-10s %d\n' "$k" $(( (with - without) / hits ))
 done
