@@ -467,7 +467,7 @@ impl Answer {
         Answer {
             len,
             code,
-            listening: wrote == Wrote::Listening,
+            listening: matches!(wrote, Wrote::Listening),
         }
     }
 }

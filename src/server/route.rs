@@ -109,7 +109,7 @@ impl<S> Server<'_, S> {
                 defer,
             )
         };
-        if wrote == Wrote::Deferred {
+        if matches!(wrote, Wrote::Deferred) {
             // Open in `out`, for the caller to finish (`handle_async`).
             return Answer::NOTHING;
         }
@@ -267,7 +267,7 @@ impl<S> Server<'_, S> {
                 }
                 // Cancelling the open listen request ends it with its result.
                 return match subs {
-                    Some(s) if *conn == Connection::Modern => self.end_listen(s, request, w),
+                    Some(s) if matches!(conn, Connection::Modern) => self.end_listen(s, request, w),
                     _ => Wrote::Nothing,
                 };
             }
@@ -309,7 +309,7 @@ impl<S> Server<'_, S> {
         let enveloped = envelope::is_enveloped(meta);
         let is_initialize = method == Method::Initialize;
         // The first request decides the connection's era, once.
-        if *conn == Connection::Fresh {
+        if matches!(conn, Connection::Fresh) {
             *conn = match envelope::era_of(is_initialize, enveloped, false) {
                 Era::Modern => Connection::Modern,
                 _ => Connection::Uninitialized(Session::new()),

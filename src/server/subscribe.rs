@@ -282,7 +282,7 @@ impl<S> Server<'_, S> {
             write_tag(w, id);
             w.raw(b"}}");
         });
-        if wrote != Wrote::Listening {
+        if !matches!(wrote, Wrote::Listening) {
             subs.close_listen(id);
         }
         wrote
