@@ -249,6 +249,25 @@ fn the_twins_answer_as_serve_answers_the_bookshop() {
     assert_eq!(twins, sync);
 }
 
+/// A last line without a newline is answered at the end of input, as
+/// `serve` answers it.
+#[test]
+fn a_last_line_without_a_newline_is_answered_as_serve_answers_it() {
+    let last = r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#;
+    let mut input = lines(&[INIT, INITIALIZED, PING]);
+    input.extend_from_slice(last.as_bytes());
+    let sync = common::serve_with(&SYNC_SHOP, &input, 1024, 4096, 64);
+    let writes = run(&TWIN_SHOP, &Twins, vec![input]);
+    let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
+    let twins: Vec<&str> = all.lines().collect();
+    assert_eq!(twins, sync);
+    assert!(
+        twins
+            .last()
+            .is_some_and(|l| l.contains(r#""id":9,"result""#))
+    );
+}
+
 /// What does not fit the `notes` staging buffer between two awaits is
 /// dropped; the answer is not.
 #[test]
