@@ -266,6 +266,21 @@ fn a_last_line_without_a_newline_is_answered_as_serve_answers_it() {
             .last()
             .is_some_and(|l| l.contains(r#""id":9,"result""#))
     );
+    // An async tool's call there is awaited, as the sync twin is run.
+    let last = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}"#;
+    let mut input = lines(&[INIT, INITIALIZED, PING]);
+    input.extend_from_slice(last.as_bytes());
+    let sync = common::serve_with(&SYNC_SHOP, &input, 1024, 4096, 64);
+    let writes = run(&TWIN_SHOP, &Twins, vec![input]);
+    let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
+    let twins: Vec<&str> = all.lines().collect();
+    assert_eq!(twins, sync);
+    assert!(
+        twins
+            .last()
+            .is_some_and(|l| l.contains(r#""id":9,"result":{"content""#)),
+        "{all}"
+    );
 }
 
 /// What does not fit the `notes` staging buffer between two awaits is

@@ -94,7 +94,7 @@ where
         }
         io.flush().await.map_err(Error::Write)?;
         if eof {
-            return end(server, io, &mut state, output).await;
+            return end(server, io, &mut state, output, &notes, tools).await;
         }
         let spare = state.spare();
         if spare.is_empty() {
@@ -102,25 +102,48 @@ where
         }
         let n = io.read(spare).await.map_err(Error::Read)?;
         if n == 0 {
-            return end(server, io, &mut state, output).await;
+            return end(server, io, &mut state, output, &notes, tools).await;
         }
         state.commit(n);
     }
 }
 
-async fn end<T: Read + Write, S>(
+/// The end of input: a last line without a newline is answered as any
+/// other (an async tool's call awaited, no input left to watch).
+async fn end<T: Read + Write, S, A: AsyncHandlers<S>>(
     server: &Server<'_, S>,
     io: &mut T,
     state: &mut LoopState<'_, '_>,
     output: &mut [u8],
+    notes: &Staging<'_>,
+    tools: &A,
 ) -> Result<(), Error<T::Error>> {
     // As `state.finish`, but with no waiting store and no subscriptions
     // as constants, not read from `state`: every route this loop takes
     // then has them as constants, and the optimiser drops their code
     // (parking, client answers, subscriptions: 9.6 KB of the async
     // firmware).
+    let (mut read, mut eof) = (0, true);
     let n = match state.framer.finish() {
-        Some(line) => server.handle(&mut state.conn, line, output),
+        Some(line) => {
+            let call = Call {
+                rest: &mut [],
+                filled: 0,
+                read: &mut read,
+                eof: &mut eof,
+            };
+            one(
+                server,
+                &mut state.conn,
+                io,
+                line,
+                output,
+                notes,
+                call,
+                tools,
+            )
+            .await?
+        }
         None => 0,
     };
     send(io, output, n).await?;
