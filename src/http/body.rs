@@ -13,6 +13,11 @@ pub(super) struct Body<'a> {
     pub(super) id: Option<Value<'a>>,
     pub(super) method: Option<JsonStr<'a>>,
     pub(super) meta: Option<Value<'a>>,
+    /// `_meta`'s first protocol-version member (the envelope's version):
+    /// its presence makes a request enveloped.
+    pub(super) version: Option<Value<'a>>,
+    /// `_meta` has a client-capabilities member.
+    pub(super) capabilities: bool,
     pub(super) name: Option<Value<'a>>,
     pub(super) uri: Option<Value<'a>>,
     /// `params.arguments` (`tools/call`).
@@ -69,7 +74,26 @@ impl<'a> Body<'a> {
             Some(members) => members.for_each(|(k, v)| inner(k, v)),
             None => params.members().for_each(|(k, v)| inner(k, v)),
         }
+        // The envelope's two keys, in one walk of `_meta`.
+        if let Some(meta) = view.meta {
+            for (key, v) in meta.members() {
+                if view.version.is_none() && key.eq_str(PROTOCOL_VERSION_KEY) {
+                    view.version = Some(v);
+                } else if key.eq_str(CLIENT_CAPABILITIES_KEY) {
+                    view.capabilities = true;
+                }
+                if view.capabilities && view.version.is_some() {
+                    break;
+                }
+            }
+        }
         view
+    }
+
+    /// The body carries the envelope's version key
+    /// ([`envelope::is_enveloped`](crate::mcp::envelope::is_enveloped)).
+    pub(super) fn enveloped(&self) -> bool {
+        self.version.is_some()
     }
 
     /// The envelope's protocol version, when the envelope is complete
@@ -77,9 +101,10 @@ impl<'a> Body<'a> {
     /// so a missing envelope key is the core's `-32602` first, as the
     /// spec's ladder says.
     pub(super) fn complete_envelope(&self) -> Option<JsonStr<'a>> {
-        let meta = self.meta?;
-        meta.get(CLIENT_CAPABILITIES_KEY)?;
-        meta.get(PROTOCOL_VERSION_KEY)?.as_str()
+        if !self.capabilities {
+            return None;
+        }
+        self.version?.as_str()
     }
 
     pub(super) fn is_initialize(&self) -> bool {

@@ -28,6 +28,20 @@ pub trait Headers {
         let _ = name;
         false
     }
+
+    /// Every header in order, as `(name, value)`, the value `None` when it
+    /// is not readable as text (when [`get`](Self::get) would not return
+    /// it); `false` when the adapter cannot list its headers (the
+    /// default), and the mapping asks for each by name instead. A listing
+    /// lets the mapping read every header it needs in one pass rather than
+    /// a dozen lookups; it must agree with `get`, `count` and `unreadable`
+    /// (the first value of a name is the one `get` returns, every value
+    /// counts, and a value is unreadable when it is `None` or holds a byte
+    /// other than a tab or visible ASCII).
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(&'s str, Option<&'s str>)) -> bool {
+        let _ = f;
+        false
+    }
 }
 
 impl Headers for [(&str, &str)] {
@@ -44,10 +58,15 @@ impl Headers for [(&str, &str)] {
     }
 
     fn unreadable(&self, name: &str) -> bool {
-        self.iter().any(|(k, v)| {
-            k.eq_ignore_ascii_case(name)
-                && !v.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
-        })
+        self.iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case(name) && !readable(v))
+    }
+
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(&'s str, Option<&'s str>)) -> bool {
+        for (k, v) in self {
+            f(k, Some(v));
+        }
+        true
     }
 }
 
@@ -63,6 +82,10 @@ impl<const N: usize> Headers for [(&str, &str); N] {
     fn unreadable(&self, name: &str) -> bool {
         Headers::unreadable(&self[..], name)
     }
+
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(&'s str, Option<&'s str>)) -> bool {
+        Headers::visit(&self[..], f)
+    }
 }
 
 impl<H: Headers + ?Sized> Headers for &H {
@@ -77,20 +100,182 @@ impl<H: Headers + ?Sized> Headers for &H {
     fn unreadable(&self, name: &str) -> bool {
         (**self).unreadable(name)
     }
+
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(&'s str, Option<&'s str>)) -> bool {
+        (**self).visit(f)
+    }
 }
 
-/// `Host` and `Origin` strictly: `Err(true)` when one appears twice (`400`),
-/// `Err(false)` when one is present but unreadable (`403`).
-pub(super) fn single_host_and_origin<H: Headers + ?Sized>(headers: &H) -> Result<(), bool> {
-    for name in ["host", "origin"] {
-        if headers.count(name) > 1 {
-            return Err(true);
-        }
-        if headers.unreadable(name) {
-            return Err(false);
-        }
+/// `value.trim()`, without decoding characters when neither end can be
+/// whitespace (the usual header value).
+pub(super) fn trim(value: &str) -> &str {
+    let solid = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b < 0x80);
+    if solid(value.as_bytes().first()) && solid(value.as_bytes().last()) {
+        value
+    } else {
+        value.trim()
     }
-    Ok(())
+}
+
+/// `name` is `lower` (a lowercase header name) in any ASCII case.
+fn same_name(name: &str, lower: &str) -> bool {
+    name.len() == lower.len()
+        && name.bytes().zip(lower.bytes()).all(|(a, b)| {
+            // Only a letter has another case.
+            let fold = if b.is_ascii_lowercase() { 0x20 } else { 0 };
+            a | fold == b
+        })
+}
+
+/// A header value readable as text: tabs and visible ASCII only.
+fn readable(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
+}
+
+/// The headers the mapping reads by name (in [`Name::ALL`]'s order).
+#[derive(Clone, Copy)]
+enum Name {
+    Host,
+    Origin,
+    /// `MCP-Protocol-Version`.
+    Version,
+    Accept,
+    ContentType,
+    /// `Mcp-Method`.
+    Method,
+    /// `Mcp-Name`.
+    Named,
+    /// `Mcp-Session-Id`.
+    SessionId,
+}
+
+impl Name {
+    const ALL: [(Name, &'static str); 8] = [
+        (Name::Host, "host"),
+        (Name::Origin, "origin"),
+        (Name::Version, "mcp-protocol-version"),
+        (Name::Accept, "accept"),
+        (Name::ContentType, "content-type"),
+        (Name::Method, "mcp-method"),
+        (Name::Named, "mcp-name"),
+        (Name::SessionId, "mcp-session-id"),
+    ];
+
+    /// Which of ours `name` is (any ASCII case).
+    fn of(name: &str) -> Option<Name> {
+        let want = match name.len() {
+            4 => Name::Host,
+            6 if name.as_bytes().first().is_some_and(|b| b | 0x20 == b'o') => Name::Origin,
+            6 => Name::Accept,
+            8 => Name::Named,
+            10 => Name::Method,
+            12 => Name::ContentType,
+            14 => Name::SessionId,
+            20 => Name::Version,
+            _ => return None,
+        };
+        let (_, lower) = Self::ALL.get(want as usize)?;
+        same_name(name, lower).then_some(want)
+    }
+}
+
+/// The request headers the mapping reads, found in one pass when the
+/// adapter lists its headers ([`Headers::visit`]), else asked for by name:
+/// the first value of each (as [`Headers::get`] gives it), and how many
+/// `Host` and `Origin` headers there are and whether one is unreadable.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Seen<'h> {
+    /// The first value of each [`Name`]: `Some(None)` when it is not
+    /// readable as text.
+    first: [Option<Option<&'h str>>; 8],
+    /// `Host` and `Origin`: how many, and whether one is unreadable.
+    count: [usize; 2],
+    unreadable: [bool; 2],
+}
+
+impl<'h> Seen<'h> {
+    pub(super) fn read<H: Headers + ?Sized>(headers: &'h H) -> Self {
+        let mut seen = Seen::default();
+        let listed = headers.visit(&mut |name, value| {
+            let Some(at) = Name::of(name) else {
+                return;
+            };
+            if let Some(slot) = seen.first.get_mut(at as usize)
+                && slot.is_none()
+            {
+                *slot = Some(value);
+            }
+            let i = match at {
+                Name::Host => 0,
+                Name::Origin => 1,
+                _ => return,
+            };
+            if let (Some(n), Some(bad)) = (seen.count.get_mut(i), seen.unreadable.get_mut(i)) {
+                *n += 1;
+                *bad |= !value.is_some_and(readable);
+            }
+        });
+        if !listed {
+            seen = Seen::default();
+            for ((_, name), slot) in Name::ALL.iter().zip(&mut seen.first) {
+                *slot = headers.get(name).map(Some);
+            }
+            for (i, name) in ["host", "origin"].into_iter().enumerate() {
+                if let (Some(n), Some(bad)) = (seen.count.get_mut(i), seen.unreadable.get_mut(i)) {
+                    *n = headers.count(name);
+                    *bad = headers.unreadable(name);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The first value of `name`, if readable as text.
+    fn get(&self, name: Name) -> Option<&'h str> {
+        self.first.get(name as usize).copied().flatten().flatten()
+    }
+
+    pub(super) fn host(&self) -> Option<&'h str> {
+        self.get(Name::Host)
+    }
+
+    pub(super) fn origin(&self) -> Option<&'h str> {
+        self.get(Name::Origin)
+    }
+
+    /// `MCP-Protocol-Version`, trimmed.
+    pub(super) fn version(&self) -> Option<&'h str> {
+        self.get(Name::Version).map(trim)
+    }
+
+    pub(super) fn accept(&self) -> Option<&'h str> {
+        self.get(Name::Accept)
+    }
+
+    pub(super) fn content_type(&self) -> Option<&'h str> {
+        self.get(Name::ContentType)
+    }
+
+    /// `Mcp-Session-Id`.
+    pub(super) fn session_id(&self) -> Option<&'h str> {
+        self.get(Name::SessionId)
+    }
+
+    /// `Host` and `Origin` strictly: `Err(true)` when one appears twice
+    /// (`400`), `Err(false)` when one is present but unreadable (`403`).
+    pub(super) fn single_host_and_origin(&self) -> Result<(), bool> {
+        for (&count, &unreadable) in self.count.iter().zip(&self.unreadable) {
+            if count > 1 {
+                return Err(true);
+            }
+            if unreadable {
+                return Err(false);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `Host` names an allowed host (`hosts: None`: any host).
@@ -103,7 +288,7 @@ pub(super) fn host_allowed(hosts: Option<&[&str]>, host: Option<&str>) -> bool {
     host.is_none_or(|h| {
         hosts
             .iter()
-            .any(|a| a.eq_ignore_ascii_case(hostname(h.trim())))
+            .any(|a| a.eq_ignore_ascii_case(hostname(trim(h))))
     })
 }
 
@@ -113,7 +298,7 @@ pub(super) fn origin_allowed(
     origins: &[&str],
     origin: Option<&str>,
 ) -> bool {
-    let Some(origin) = origin.map(str::trim) else {
+    let Some(origin) = origin.map(trim) else {
         return true;
     };
     if origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
@@ -152,8 +337,15 @@ pub(super) fn hostname(authority: &str) -> &str {
             None => authority,
         };
     }
-    match authority.rsplit_once(':') {
-        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+    match authority.bytes().rposition(|b| b == b':') {
+        Some(at)
+            if authority
+                .as_bytes()
+                .get(at + 1..)
+                .is_some_and(|port| port.iter().all(u8::is_ascii_digit)) =>
+        {
+            authority.get(..at).unwrap_or(authority)
+        }
         _ => authority,
     }
 }
@@ -173,6 +365,10 @@ fn accepts(accept: Option<&str>) -> (bool, bool) {
     let Some(accept) = accept else {
         return (false, false);
     };
+    // What clients send, read without splitting it up.
+    if accept == "application/json, text/event-stream" {
+        return (true, true);
+    }
     let (mut json, mut sse) = (false, false);
     for range in accept.split(',') {
         let mut parts = range.split(';');
@@ -194,25 +390,27 @@ fn accepts(accept: Option<&str>) -> (bool, bool) {
 
 pub(super) fn is_json(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|ct| {
-        ct.split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .eq_ignore_ascii_case(JSON)
+        ct == JSON
+            || ct
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .eq_ignore_ascii_case(JSON)
     })
 }
 
 /// The 2026-07-28 header checks (run only when the envelope is complete, so
 /// a missing envelope key is the core's `-32602` first, as the spec's ladder
 /// says).
-pub(super) fn check_modern_headers<H: Headers + ?Sized>(
+pub(super) fn check_modern_headers(
     body: &Body<'_>,
-    headers: &H,
+    headers: &Seen<'_>,
 ) -> Result<(), &'static str> {
     let Some(version) = body.complete_envelope() else {
         return Ok(());
     };
-    match headers.get("mcp-protocol-version").map(str::trim) {
+    match headers.version() {
         None => return Err("Header mismatch: MCP-Protocol-Version header is required"),
         Some(h) if !version.eq_str(h) => {
             return Err("Header mismatch: MCP-Protocol-Version does not match params._meta");
@@ -222,7 +420,7 @@ pub(super) fn check_modern_headers<H: Headers + ?Sized>(
     let Some(method) = body.method else {
         return Ok(());
     };
-    match headers.get("mcp-method").map(str::trim) {
+    match headers.get(Name::Method).map(trim) {
         None => return Err("Header mismatch: Mcp-Method header is required"),
         Some(h) if !method.eq_str(h) => {
             return Err("Header mismatch: Mcp-Method does not match the body's method");
@@ -239,7 +437,7 @@ pub(super) fn check_modern_headers<H: Headers + ?Sized>(
     let Some(name) = named.and_then(|n| n.as_str()) else {
         return Ok(()); // the core answers -32602
     };
-    match headers.get("mcp-name").map(str::trim) {
+    match headers.get(Name::Named).map(trim) {
         None => Err("Header mismatch: Mcp-Name header is required"),
         Some(h) if !name_matches(name, h) => {
             Err("Header mismatch: Mcp-Name does not match the body's name or uri")

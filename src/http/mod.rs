@@ -186,10 +186,7 @@ use core::fmt;
 
 use body::Body;
 pub use headers::Headers;
-use headers::{
-    accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed,
-    single_host_and_origin,
-};
+use headers::{Seen, accepts_both, check_modern_headers, host_allowed, is_json, origin_allowed};
 use params::{Message, check_params};
 pub use response::{CallId, Delivery, EVENT_STREAM, JSON, Response, status_for, status_for_error};
 use response::{Refusal, Status, error, refuse, respond, respond_as};
@@ -480,19 +477,21 @@ impl<'a, S> Http<'a, S> {
         H: Headers + ?Sized,
     {
         let headers = req.headers;
+        // Every header read here, in one pass where the adapter lists them.
+        let seen = Seen::read(headers);
         // Two Hosts (or Origins) are ambiguous (RFC 9112: 400); one that
         // cannot be read is no allowed host (403), never "absent".
-        match single_host_and_origin(headers) {
+        match seen.single_host_and_origin() {
             Ok(()) => {}
             Err(true) => return refuse(out, Refusal::DuplicateHost),
             Err(false) => return refuse(out, Refusal::Forbidden),
         }
-        if !host_allowed(self.hosts, headers.get("host"))
-            || !origin_allowed(self.hosts, self.origins, headers.get("origin"))
+        if !host_allowed(self.hosts, seen.host())
+            || !origin_allowed(self.hosts, self.origins, seen.origin())
         {
             return refuse(out, Refusal::Forbidden);
         }
-        let header_version = headers.get("mcp-protocol-version").map(str::trim);
+        let header_version = seen.version();
         let modern_header = header_version
             .and_then(ProtocolVersion::parse)
             .is_some_and(|v| v.era() == Era::Modern);
@@ -500,20 +499,18 @@ impl<'a, S> Http<'a, S> {
             "POST" => {}
             "DELETE" if !modern_header => {
                 // The session's waiting calls and streams end with it.
-                let id = headers
-                    .get("mcp-session-id")
-                    .and_then(|t| SessionId::parse(t.trim()));
+                let id = seen.session_id().and_then(|t| SessionId::parse(t.trim()));
                 if let (Some(waiting), Some(id)) = (waiting, id) {
                     waiting.forget(&id.0);
                 }
                 if let (Some(streams), Some(id)) = (streams, id) {
                     streams.forget(&id);
                 }
-                return delete(sessions, headers, out);
+                return delete(sessions, &seen, out);
             }
             "GET" if !modern_header && streams.is_some() => {
                 if let Some(streams) = streams {
-                    return self.open_stream(sessions, streams, headers, req.now, out);
+                    return self.open_stream(sessions, streams, &seen, req.now, out);
                 }
             }
             _ => {}
@@ -527,10 +524,10 @@ impl<'a, S> Http<'a, S> {
             });
             return r;
         }
-        if !accepts_both(headers.get("accept")) {
+        if !accepts_both(seen.accept()) {
             return refuse(out, Refusal::NotAcceptable);
         }
-        if !is_json(headers.get("content-type")) {
+        if !is_json(seen.content_type()) {
             return refuse(out, Refusal::UnsupportedMediaType);
         }
         let body = req.body;
@@ -553,7 +550,7 @@ impl<'a, S> Http<'a, S> {
         // request, `initialize` included: it goes to the modern ladder, which
         // answers a missing envelope, and a 2026-07-28 `initialize` with
         // `-32601` (404).
-        let enveloped = envelope::is_enveloped(view.meta);
+        let enveloped = view.enveloped();
         let era = envelope::era_of(view.is_initialize(), enveloped, modern_header);
         if !view.object || era == Era::Handshake {
             let subscribing = view.method.is_some_and(|m| {
@@ -565,7 +562,7 @@ impl<'a, S> Http<'a, S> {
                 waiting,
                 streams,
                 subscribing,
-                headers,
+                &seen,
                 body,
                 &outline,
                 opens_session,
@@ -574,7 +571,7 @@ impl<'a, S> Http<'a, S> {
                 defer,
             );
         }
-        if let Err(message) = check_modern_headers(&view, headers) {
+        if let Err(message) = check_modern_headers(&view, &seen) {
             return error(out, 400, view.id(), HEADER_MISMATCH, message);
         }
         if let Some(schema) = self.param_schema(&view) {
@@ -661,27 +658,26 @@ impl<'a, S> Http<'a, S> {
     }
 
     /// A handshake session's `GET`: its notification stream.
-    fn open_stream<St, H, const M: usize, const K: usize, const U: usize>(
+    fn open_stream<St, const M: usize, const K: usize, const U: usize>(
         &self,
         sessions: &mut St,
         streams: &mut Streams<M, K, U>,
-        headers: &H,
+        headers: &Seen<'_>,
         now: u64,
         out: &mut [u8],
     ) -> Response
     where
         St: SessionStore + ?Sized,
-        H: Headers + ?Sized,
     {
-        if !headers::accepts_event_stream(headers.get("accept")) {
+        if !headers::accepts_event_stream(headers.accept()) {
             return refuse(out, Refusal::NotAcceptableStream);
         }
-        if let Some(v) = headers.get("mcp-protocol-version").map(str::trim)
+        if let Some(v) = headers.version()
             && !ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Handshake)
         {
             return refuse(out, Refusal::UnsupportedVersionHeader);
         }
-        let Some(text) = headers.get("mcp-session-id") else {
+        let Some(text) = headers.session_id() else {
             return refuse(out, Refusal::SessionRequired);
         };
         let Some(id) = SessionId::parse(text.trim()).filter(|id| sessions.load(id, now).is_some())
@@ -722,7 +718,6 @@ impl<'a, S> Http<'a, S> {
     fn handshake<
         St,
         R,
-        H,
         const N: usize,
         const B: usize,
         const M: usize,
@@ -735,7 +730,7 @@ impl<'a, S> Http<'a, S> {
         waiting: Option<&mut Waiting<N, B>>,
         streams: Option<&mut Streams<M, K, U>>,
         subscribing: bool,
-        headers: &H,
+        headers: &Seen<'_>,
         body: &mut [u8],
         outline: &Outline,
         opens_session: bool,
@@ -746,9 +741,8 @@ impl<'a, S> Http<'a, S> {
     where
         St: SessionStore + ?Sized,
         R: Random + ?Sized,
-        H: Headers + ?Sized,
     {
-        if let Some(v) = headers.get("mcp-protocol-version").map(str::trim)
+        if let Some(v) = headers.version()
             && !ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Handshake)
         {
             return refuse(out, Refusal::UnsupportedVersionHeader);
@@ -784,7 +778,7 @@ impl<'a, S> Http<'a, S> {
             }
             return r;
         }
-        let Some(text) = headers.get("mcp-session-id") else {
+        let Some(text) = headers.session_id() else {
             return refuse(out, Refusal::SessionRequired);
         };
         let Some((id, mut conn)) =
@@ -853,12 +847,11 @@ impl<'a, S> Http<'a, S> {
     }
 }
 
-fn delete<St, H>(sessions: &mut St, headers: &H, out: &mut [u8]) -> Response
+fn delete<St>(sessions: &mut St, headers: &Seen<'_>, out: &mut [u8]) -> Response
 where
     St: SessionStore + ?Sized,
-    H: Headers + ?Sized,
 {
-    let Some(text) = headers.get("mcp-session-id") else {
+    let Some(text) = headers.session_id() else {
         return refuse(out, Refusal::SessionRequired);
     };
     match SessionId::parse(text.trim()) {
@@ -969,6 +962,73 @@ mod tests {
         assert!(!name_matches(name, "=?base64?a!?="));
         assert!(!name_matches(name, "héllo!"));
         assert!(name_matches(name, "héllo"));
+    }
+
+    /// Headers an adapter cannot list: the mapping asks for each by name.
+    struct ByName<'a>(&'a [(&'a str, &'a str)]);
+
+    impl Headers for ByName<'_> {
+        fn get(&self, name: &str) -> Option<&str> {
+            Headers::get(self.0, name)
+        }
+        fn count(&self, name: &str) -> usize {
+            Headers::count(self.0, name)
+        }
+        fn unreadable(&self, name: &str) -> bool {
+            Headers::unreadable(self.0, name)
+        }
+    }
+
+    #[test]
+    fn listed_and_named_headers_agree() {
+        static SERVER: Server<'static, ()> = Server::new(crate::ServerInfo::new("t", "1"), ());
+        let modern = [
+            ("HOST", "localhost:1"),
+            ("accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+            ("Mcp-Protocol-Version", " 2026-07-28 "),
+            ("MCP-METHOD", "tools/list"),
+        ];
+        let mut cases: std::vec::Vec<std::vec::Vec<(&str, &str)>> = std::vec![modern.to_vec()];
+        let variants: [&[(&str, &str)]; 9] = [
+            &[("Host", "127.0.0.1")],
+            &[
+                ("origin", "http://localhost"),
+                ("Origin", "http://localhost"),
+            ],
+            &[("Host", "local\u{7f}host")],
+            &[("Origin", "https://evil.example")],
+            &[("Accept", "text/event-stream")],
+            &[("Mcp-Method", "prompts/list")],
+            &[("Host", "localhost:1x")],
+            &[("Hosts", "evil"), ("Mcp-Names", "x"), ("Origim", "x")],
+            &[("Content-Type", "text/plain")],
+        ];
+        for extra in variants {
+            let mut h = extra.to_vec();
+            h.extend(modern.iter().copied());
+            cases.push(h);
+        }
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let http = Http::new(&SERVER);
+        let mut random = |id: &mut [u8; 16]| *id = [7; 16];
+        for headers in &cases {
+            let mut answers = std::vec::Vec::new();
+            for listed in [true, false] {
+                let mut sessions = Sessions::<1>::new();
+                let (mut b, mut out) = (*body, [0u8; 1024]);
+                let r = if listed {
+                    let req = Request::post(&headers[..], &mut b, 0);
+                    http.handle(&mut sessions, &mut random, req, &mut out)
+                } else {
+                    let named = ByName(headers);
+                    let req = Request::post(&named, &mut b, 0);
+                    http.handle(&mut sessions, &mut random, req, &mut out)
+                };
+                answers.push((r, out[..r.body_len].to_vec()));
+            }
+            assert_eq!(answers[0], answers[1], "{headers:?}");
+        }
     }
 
     #[test]

@@ -174,6 +174,10 @@ fn walk<'h>(
     }
     let object = arguments.filter(|a| a.kind() == Kind::Object);
     for p in schema.properties {
+        // Looked up only for a property that has a header or leads to one.
+        if p.schema.header.is_none() && p.schema.properties.is_empty() {
+            continue;
+        }
         let value = object.and_then(|a| a.get(p.name));
         if let Some(name) = p.schema.header
             && let Err(why) = check_one(name, value, get)

@@ -280,12 +280,20 @@ pub(super) fn respond_as(out: &mut [u8], answer: Answer, status: Status, sse: bo
         n += 1;
     }
     let written = out.get(..n).unwrap_or_default();
-    let lines = written.iter().filter(|&&b| b == b'\n').count();
-    // The response is the last line.
-    let last_start = written
-        .get(..n - 1)
-        .and_then(|w| w.iter().rposition(|&b| b == b'\n'))
-        .map_or(0, |p| p + 1);
+    // One message (the usual answer) is found by one memchr; several are
+    // counted. The response is the last line.
+    let before_last = written.get(..n - 1).unwrap_or_default();
+    let (lines, last_start) = if before_last.contains(&b'\n') {
+        (
+            written.iter().filter(|&&b| b == b'\n').count(),
+            before_last
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1),
+        )
+    } else {
+        (1, 0)
+    };
     let status = match status {
         Status::Handshake => 200,
         Status::Modern => answer.code.map_or(200, status_for),

@@ -209,6 +209,15 @@ impl Headers for HeaderView<'_> {
     fn unreadable(&self, name: &str) -> bool {
         self.0.get_all(name).iter().any(|v| v.to_str().is_err())
     }
+
+    /// One pass over the map (the mapping reads every header it needs from
+    /// it) instead of a hashed lookup, and a parse of the name, per header.
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(&'s str, Option<&'s str>)) -> bool {
+        for (name, value) in self.0 {
+            f(name.as_str(), value.to_str().ok());
+        }
+        true
+    }
 }
 
 /// 128 bits from the OS (session ids).
