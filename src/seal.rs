@@ -41,7 +41,7 @@ pub(crate) struct Binding<'k> {
     pub(crate) key: &'k [u8],
     pub(crate) method: &'static str,
     pub(crate) name: [&'k [u8]; 1],
-    pub(crate) args: [u8; 32],
+    pub(crate) args: ArgsDigest,
     /// The caller's clock now and the time to live (seconds), when states
     /// expire.
     pub(crate) expiry: Option<(u64, u64)>,
@@ -50,9 +50,55 @@ pub(crate) struct Binding<'k> {
     pub(crate) subject: Option<[u8; 32]>,
 }
 
-/// SHA-256 of a JSON value with whitespace outside strings skipped.
-pub(crate) fn digest_json(raw: &[u8]) -> [u8; 32] {
-    let mut h = Sha256::new();
+/// Most bytes of arguments (whitespace outside strings removed) an
+/// [`ArgsDigest`] keeps rather than hashing them at once.
+const KEPT: usize = 32;
+
+/// The SHA-256 of a call's arguments ([`digest_json`]), taken when a state
+/// is sealed or opened (most calls do neither): arguments of at most 32
+/// bytes without their whitespace are kept as such and hashed then; longer
+/// ones are hashed at once (a handler may change the arguments in place
+/// before it seals a state).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ArgsDigest {
+    /// The digest.
+    Done([u8; 32]),
+    /// The arguments without their whitespace: `bytes[..len]`.
+    Kept { len: u8, bytes: [u8; KEPT] },
+}
+
+impl ArgsDigest {
+    pub(crate) fn of(raw: &[u8]) -> Self {
+        let mut bytes = [0u8; KEPT];
+        let mut len = 0;
+        let fits = compact(raw, &mut |run| {
+            let Some(dst) = bytes.get_mut(len..len + run.len()) else {
+                return false;
+            };
+            dst.copy_from_slice(run);
+            len += run.len();
+            true
+        });
+        match u8::try_from(len) {
+            Ok(len) if fits => ArgsDigest::Kept { len, bytes },
+            _ => ArgsDigest::Done(digest_json(raw)),
+        }
+    }
+
+    /// The digest.
+    pub(crate) fn get(&self) -> [u8; 32] {
+        match self {
+            ArgsDigest::Done(d) => *d,
+            ArgsDigest::Kept { len, bytes } => {
+                Sha256::digest(bytes.get(..usize::from(*len)).unwrap_or_default()).into()
+            }
+        }
+    }
+}
+
+/// The runs of a JSON value between whitespace outside strings, in order,
+/// to `f` until it returns `false`; whether it took them all.
+fn compact(raw: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
     let (mut in_str, mut esc, mut run) = (false, false, 0);
     for (i, &b) in raw.iter().enumerate() {
         let skip = !in_str && matches!(b, b' ' | b'\t' | b'\n' | b'\r');
@@ -68,11 +114,22 @@ pub(crate) fn digest_json(raw: &[u8]) -> [u8; 32] {
             in_str = true;
         }
         if skip {
-            h.update(raw.get(run..i).unwrap_or(&[]));
+            if !f(raw.get(run..i).unwrap_or(&[])) {
+                return false;
+            }
             run = i + 1;
         }
     }
-    h.update(raw.get(run..).unwrap_or(&[]));
+    f(raw.get(run..).unwrap_or(&[]))
+}
+
+/// SHA-256 of a JSON value with whitespace outside strings skipped.
+pub(crate) fn digest_json(raw: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    compact(raw, &mut |run| {
+        h.update(run);
+        true
+    });
     h.finalize().into()
 }
 
@@ -95,6 +152,7 @@ fn state_mac(
     payload: &[u8],
 ) -> Option<Hmac<Sha256>> {
     let (method, name) = (b.method.as_bytes(), b.name[0]);
+    let args = b.args.get();
     let (format, time) = match &issued {
         Some(t) => ([FORMAT_TIMED], &t[..]),
         None => ([FORMAT], &[][..]),
@@ -114,7 +172,7 @@ fn state_mac(
             method,
             &(name.len() as u32).to_be_bytes(),
             name,
-            &b.args,
+            &args,
             payload,
         ],
     )
@@ -206,9 +264,29 @@ mod tests {
             key,
             method: "tools/call",
             name: [name],
-            args: digest_json(args),
+            args: ArgsDigest::of(args),
             expiry: None,
             subject: None,
+        }
+    }
+
+    #[test]
+    fn kept_arguments_digest_as_hashed_ones() {
+        let long = std::format!("{{\"t\": \"{}\"}}", "x".repeat(40));
+        for (raw, kept) in [
+            (&b"{}"[..], true),
+            (br#"{"title":"Dune"}"#, true),
+            // 31 bytes without the whitespace outside strings.
+            (br#" { "title" : "Du ne", "n": [1, 2] } "#, true),
+            (br#"{"a":"\" }","b":"\\"}"#, true),
+            (br#"{"exactly":"32 bytes long....."}"#, true),
+            (br#"{"exactly":"33 bytes long......"}"#, false),
+            (long.as_bytes(), false),
+        ] {
+            let d = ArgsDigest::of(raw);
+            let text = std::string::String::from_utf8_lossy(raw);
+            assert_eq!(d.get(), digest_json(raw), "{text}");
+            assert_eq!(matches!(d, ArgsDigest::Kept { .. }), kept, "{text}");
         }
     }
 

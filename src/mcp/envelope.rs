@@ -136,10 +136,17 @@ pub(crate) fn check<'a>(
             ],
         ));
     };
-    let (version, caps) = (
-        meta.get(PROTOCOL_VERSION_KEY),
-        meta.get(CLIENT_CAPABILITIES_KEY),
-    );
+    // The envelope's keys (the first of each), in one walk of `_meta`.
+    let (mut version, mut caps, mut level) = (None, None, None);
+    for (key, v) in meta.members() {
+        if version.is_none() && key.eq_str(PROTOCOL_VERSION_KEY) {
+            version = Some(v);
+        } else if caps.is_none() && key.eq_str(CLIENT_CAPABILITIES_KEY) {
+            caps = Some(v);
+        } else if level.is_none() && key.eq_str(LOG_LEVEL_KEY) {
+            level = Some(v);
+        }
+    }
     let (version, caps) = match (version, caps) {
         (Some(v), Some(c)) => (v, c),
         (None, None) => {
@@ -179,7 +186,7 @@ pub(crate) fn check<'a>(
             &["the client-capabilities envelope value must be an object"],
         ));
     }
-    let log_level = match meta.get(LOG_LEVEL_KEY) {
+    let log_level = match level {
         None => None,
         Some(level) => match level.as_str().and_then(LogLevel::from_json) {
             Some(l) => Some(l),

@@ -74,7 +74,7 @@ pub(crate) struct Deferred {
 /// What a sealed state of a deferred read is bound to, besides the key,
 /// method and subject: the arguments' digest and the expiry.
 #[cfg(feature = "async-handlers")]
-pub(super) type BindingParts = ([u8; 32], Option<(u64, u64)>);
+pub(super) type BindingParts = (crate::seal::ArgsDigest, Option<(u64, u64)>);
 
 /// Which handler a deferred call runs, and the spans of the frame it reads.
 #[cfg(feature = "async-handlers")]
@@ -332,7 +332,7 @@ impl<'s, S> Server<'s, S> {
             key,
             method,
             name: [name],
-            args: crate::seal::digest_json(args),
+            args: crate::seal::ArgsDigest::of(args),
             expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
             subject: info.subject.map(|s| s.0),
         });
@@ -614,7 +614,7 @@ mod tests {
             key: b"k",
             method: "tools/call",
             name: [b"t"],
-            args: crate::seal::digest_json(b"{}"),
+            args: crate::seal::ArgsDigest::of(b"{}"),
             expiry: None,
             subject: None,
         };
