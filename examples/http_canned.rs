@@ -64,7 +64,8 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        eprintln!("http_canned: canned answers on http://{addr}/mcp");
+        // The line scripts/lib/serve_http.sh waits for.
+        eprintln!("http_canned: canned answers, as MCP Streamable HTTP on http://{addr}/mcp");
         loop {
             let Ok((stream, _)) = listener.accept().await else {
                 continue;

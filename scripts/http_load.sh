@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Load test of the HTTP bookshop (examples/http_bookshop.rs) with wrk.
+# Load test of the HTTP bookshop (examples/http_bookshop.rs) with wrk, side
+# by side with a canned-answer hyper server on the same stack
+# (examples/http_canned.rs: reads the body, answers the same bytes).
 #
-#   scripts/http_load.sh                 # 10 s, 64 connections, 2 wrk threads
-#   DURATION=20 CONNECTIONS=256 scripts/http_load.sh
+#   scripts/http_load.sh                 # 10 s each, 64 connections, 2 wrk threads, 2 rounds
+#   DURATION=20 CONNECTIONS=256 ROUNDS=3 scripts/http_load.sh
 #
 # Each request is an initialize-free 2026-07-28 `tools/call` (get_author
 # "Dune") with the required MCP-Protocol-Version / Mcp-Method / Mcp-Name
-# headers, over keep-alive connections. Prints wrk's requests/s and latency
-# percentiles and the server's peak RSS (VmHWM), then stops the server.
+# headers, over keep-alive connections. Each round runs wrk against the
+# bookshop, then against the canned server (one at a time: they share the
+# machine's two cores with wrk); for each it prints wrk's requests/s and
+# latency percentiles and the server's peak RSS (VmHWM), and for each
+# round the bookshop's requests/s over the canned server's. Wall-clock
+# ratios on a shared VM move with its neighbours: compare within a round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -15,15 +21,17 @@ PORT=${PORT:-8187}
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
+ROUNDS=${ROUNDS:-2}
 [ "$DURATION" -le 20 ] || { echo "DURATION is capped at 20 s" >&2; exit 2; }
 command -v wrk >/dev/null || { apt-get install -y wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y wrk >/dev/null; }; }
 
-cargo build --release --example http_bookshop
-BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/http_bookshop
+cargo build --release --example http_bookshop --example http_canned
+DIR=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples
 source scripts/lib/serve_http.sh
-start_http_server http_load target/http-load-server.log "$BIN" --port "$PORT"
 
-LUA=$(mktemp --suffix=.lua)
+# (Not a temporary file: start_http_server's EXIT trap is the script's.)
+LUA=target/http-load.lua
+mkdir -p target
 cat > "$LUA" <<'LUA'
 wrk.method = "POST"
 wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
@@ -41,13 +49,33 @@ done = function(summary, latency, requests)
     summary.errors.connect, summary.errors.read, summary.errors.write, summary.errors.status, summary.errors.timeout))
 end
 LUA
-# One checked request first.
-curl -sf -X POST "$URL" -H 'Content-Type: application/json' \
-  -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
-  -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_author' \
-  -d "$(sed -n "s/^wrk.body = '\(.*\)'$/\1/p" "$LUA")" | grep -q 'Frank Herbert' \
-  || { echo "http_load: the server did not answer the request" >&2; exit 1; }
-echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency (get_author, 2026-07-28, keep-alive)"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$LUA" "$URL"
-echo "server peak RSS: $(grep VmHWM /proc/$SERVER_PID/status | awk '{print $2, $3}')"
-rm -f "$LUA"
+
+# Start $1, check one request, run wrk; prints wrk's output and sets RPS.
+load() {
+    local name=$1
+    start_http_server http_load "target/http-load-$name.log" "$DIR/$name" --port "$PORT"
+    curl -sf -X POST "$URL" -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+      -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_author' \
+      -d "$(sed -n "s/^wrk.body = '\(.*\)'$/\1/p" "$LUA")" | grep -q 'Frank Herbert' \
+      || { echo "http_load: $name did not answer the request" >&2; exit 1; }
+    echo "== $name: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency (get_author, 2026-07-28, keep-alive)"
+    local out
+    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$LUA" "$URL")
+    echo "$out"
+    echo "server peak RSS: $(grep VmHWM /proc/$SERVER_PID/status | awk '{print $2, $3}')"
+    stop_http_server
+    RPS=$(echo "$out" | sed -n 's/^requests\/s: \([0-9]*\)$/\1/p')
+}
+
+ratios=()
+for round in $(seq "$ROUNDS"); do
+    load http_bookshop
+    ours=$RPS
+    load http_canned
+    canned=$RPS
+    ratio=$(awk -v a="$ours" -v b="$canned" 'BEGIN { printf "%.2f", a / b }')
+    echo "== round $round: http_bookshop $ours req/s, http_canned $canned req/s: ${ratio}x"
+    ratios+=("$ratio")
+done
+echo "http_bookshop / http_canned requests/s by round: ${ratios[*]}"
