@@ -90,8 +90,8 @@ fn main() {
         answered += n;
         std::hint::black_box(&out[..n]);
     }
-    if hits > 0 {
-        let answer = &out[..answered / hits];
+    if let Some(len) = answered.checked_div(hits) {
+        let answer = &out[..len];
         assert!(
             answer.windows(15).any(|w| w == b"\"Frank Herbert\""),
             "{}",

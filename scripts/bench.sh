@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks: criterion micro-benchmarks of the core (benches/core.rs), then
 # end-to-end stdio throughput and peak RSS of the release bookshop
-# (examples/throughput.rs).
+# (examples/throughput.rs); then, with valgrind, the instructions of an HTTP
+# request (scripts/http_cost.sh).
 #
 # Usage: scripts/bench.sh                          full: N = 10 000 and 1 000 000
 #        PICOMCP_BENCH_QUICK=1 scripts/bench.sh    CI:   short criterion runs, N = 10 000 and 100 000
@@ -75,4 +76,9 @@ done
 
 step "stdio throughput ($mode)"
 printf '%s\n' "${results[@]}"
+
+if command -v valgrind >/dev/null; then
+    step "scripts/http_cost.sh: instructions per HTTP request (bookshop, canned hyper server, the mapping)"
+    scripts/http_cost.sh
+fi
 step "done in $(( $(date +%s) - started )) s"
