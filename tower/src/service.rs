@@ -277,6 +277,17 @@ impl http_body::Body for McpBody {
     fn is_end_stream(&self) -> bool {
         self.first.is_none() && self.rest.is_none()
     }
+
+    /// Exact for a body that is only what the core wrote: hyper then sends
+    /// `Content-Length`, not chunks. A held stream's length is not known.
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self.rest {
+            None => {
+                http_body::SizeHint::with_exact(self.first.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            Some(_) => http_body::SizeHint::default(),
+        }
+    }
 }
 
 /// An async tool's call, stopped before its handler: the call, the request
