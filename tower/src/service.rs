@@ -649,8 +649,15 @@ impl<S: Sync + 'static> McpService<S> {
         if declared.is_some_and(|n| n > config.max_body as u64) {
             return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n");
         }
-        let read = Limited::new(body, config.max_body).collect();
-        let mut body = match tokio::time::timeout(config.body_timeout, read).await {
+        // A body that is already here (most are: it came with the head) is
+        // taken without arming the timer.
+        let mut read = std::pin::pin!(Limited::new(body, config.max_body).collect());
+        let ready = std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
+        let collected = match ready {
+            Poll::Ready(r) => Ok(r),
+            Poll::Pending => tokio::time::timeout(config.body_timeout, read).await,
+        };
+        let mut body = match collected {
             Ok(Ok(b)) => b.to_bytes().to_vec(),
             Ok(Err(e)) if e.is::<LengthLimitError>() => {
                 return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n");
