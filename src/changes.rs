@@ -296,6 +296,10 @@ pub(crate) struct Cursor {
     lists: [u32; 3],
     /// Bit per [`List`]: changed since its last notification.
     dirty_lists: u8,
+    /// Some slot may be dirty (set with any slot's `dirty`, cleared once
+    /// they have all been written): lets [`Subscriber::write_due`] return
+    /// at once when nothing changed, without walking the slots.
+    dirty_slots: bool,
 }
 
 /// An open 2026-07-28 `subscriptions/listen` request.
@@ -349,6 +353,7 @@ impl<const K: usize, const U: usize> Subscriptions<K, U> {
                 seen: 0,
                 lists: [0; 3],
                 dirty_lists: 0,
+                dirty_slots: false,
             },
             listen: ListenState::CLOSED,
         }
@@ -494,6 +499,7 @@ impl Subscriber<'_> {
         for s in self.slots.iter_mut() {
             if s.len > 0 && s.key == key {
                 s.dirty = true;
+                self.cursor.dirty_slots = true;
             }
         }
     }
@@ -502,6 +508,7 @@ impl Subscriber<'_> {
         for s in self.slots.iter_mut() {
             if s.len > 0 {
                 s.dirty = true;
+                self.cursor.dirty_slots = true;
             }
         }
     }
@@ -665,6 +672,10 @@ impl Subscriber<'_> {
     /// id, for 2026-07-28.
     pub(crate) fn write_due(&mut self, changes: &Changes, handshake_lists: u8, w: &mut Writer<'_>) {
         self.collect(changes);
+        if self.cursor.dirty_lists == 0 && !self.cursor.dirty_slots {
+            // Nothing changed (the common case, once per request).
+            return;
+        }
         let (lists, tag) = match self.listening() {
             Some(l) => (l.lists & changes.list_changes, Some(*l)),
             None => (handshake_lists & changes.list_changes, None),
@@ -715,6 +726,7 @@ impl Subscriber<'_> {
                 s.dirty = false;
             }
         }
+        self.cursor.dirty_slots = false;
     }
 }
 
