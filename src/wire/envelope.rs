@@ -100,17 +100,25 @@ pub(crate) fn parse_members<'a>(
     let mut result = false;
     let mut dup = false;
     for (key, v) in members {
-        let slot = if key.eq_str("jsonrpc") {
-            &mut jsonrpc
-        } else if key.eq_str("id") {
-            &mut id
-        } else if key.eq_str("method") {
-            &mut method
-        } else if key.eq_str("params") {
-            &mut params
-        } else {
-            result |= key.eq_str("result") || key.eq_str("error");
-            continue;
+        // Raw bytes first: a key without an escape is its own text (the
+        // common case, one comparison); one with an escape is decoded.
+        let slot = match key.raw() {
+            b"jsonrpc" => &mut jsonrpc,
+            b"id" => &mut id,
+            b"method" => &mut method,
+            b"params" => &mut params,
+            raw if !raw.contains(&b'\\') => {
+                result |= raw == b"result" || raw == b"error";
+                continue;
+            }
+            _ if key.eq_str("jsonrpc") => &mut jsonrpc,
+            _ if key.eq_str("id") => &mut id,
+            _ if key.eq_str("method") => &mut method,
+            _ if key.eq_str("params") => &mut params,
+            _ => {
+                result |= key.eq_str("result") || key.eq_str("error");
+                continue;
+            }
         };
         dup |= slot.is_some();
         *slot = Some(v);

@@ -50,6 +50,15 @@ impl Outline {
         }
     }
 
+    /// Forget what was recorded (the members past `len` are never read, so
+    /// only the bookkeeping is cleared: cheaper than a new outline).
+    pub(crate) fn reset(&mut self) {
+        self.len = 0;
+        self.top = None;
+        self.open = [None, None];
+        self.complete = true;
+    }
+
     /// The members of the top-level object (`parent` `None`) or of the
     /// object that is the value of a top-level member at `value` (its
     /// offsets in `input`); `None` if the outline is incomplete or has no

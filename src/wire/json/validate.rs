@@ -93,7 +93,7 @@ pub(crate) fn validate_outlined(
     limits: &Limits,
     outline: &mut Outline,
 ) -> Result<(), JsonError> {
-    *outline = Outline::new();
+    outline.reset();
     if limits.max_items == u32::MAX {
         run_validate(input, limits, None, outline)
     } else {
