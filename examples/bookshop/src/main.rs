@@ -181,7 +181,16 @@ fn main() {
         server = server.request_state_ttl(state_ttl as u64, unix_now);
     }
     let server: &'static _ = Box::leak(Box::new(server));
-    let stdio = Stdio::live();
+    // A change no request makes (the restock timer) must reach subscribers
+    // while the loop waits for input: stdin read in a thread of its own
+    // (Stdio::live). Without the timer every change is made by a request and
+    // written before the loop reads again, so stdin is read in place: no
+    // thread, no channel, no copy of the input between them.
+    let stdio = if restock_every > 0 {
+        Stdio::live()
+    } else {
+        Stdio::new()
+    };
     if let Some(w) = stdio.waker() {
         let _ = WAKER.set(w);
     }
