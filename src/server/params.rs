@@ -102,14 +102,16 @@ impl<'a> ParamsScan<'a> {
     pub(super) fn of(members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>) -> Self {
         let mut scan = ParamsScan::default();
         for (key, value) in members {
-            let slot = if key.eq_str("_meta") {
-                &mut scan.meta
-            } else if key.eq_str("name") {
-                &mut scan.name
-            } else if key.eq_str("arguments") {
-                &mut scan.arguments
-            } else {
-                continue;
+            // Raw bytes first (a key without an escape is its own text).
+            let slot = match key.raw() {
+                b"_meta" => &mut scan.meta,
+                b"name" => &mut scan.name,
+                b"arguments" => &mut scan.arguments,
+                raw if !raw.contains(&b'\\') => continue,
+                _ if key.eq_str("_meta") => &mut scan.meta,
+                _ if key.eq_str("name") => &mut scan.name,
+                _ if key.eq_str("arguments") => &mut scan.arguments,
+                _ => continue,
             };
             if slot.is_none() {
                 *slot = Some(value);
