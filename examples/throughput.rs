@@ -351,7 +351,12 @@ struct Outcome {
 /// Pipeline `input` (N requests after `initialize`) into `cmd`, read the
 /// N + 1 answers and check them: every answer's id, and with `kinds` each
 /// answer's kind (the echo server gives one canned answer to all).
-fn run(cmd: &mut Command, n: u64, input: &Arc<[u8]>, kinds: Option<&[Kind]>) -> Result<Outcome, String> {
+fn run(
+    cmd: &mut Command,
+    n: u64,
+    input: &Arc<[u8]>,
+    kinds: Option<&[Kind]>,
+) -> Result<Outcome, String> {
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -544,7 +549,9 @@ fn serve_echo() -> ExitCode {
             Err(_) => return ExitCode::FAILURE,
         }
         let written = match id_of(&line) {
-            Some(b"0") => output.write_all(CANNED_INIT).and_then(|()| output.write_all(b"\n")),
+            Some(b"0") => output
+                .write_all(CANNED_INIT)
+                .and_then(|()| output.write_all(b"\n")),
             Some(id) => output
                 .write_all(br#"{"jsonrpc":"2.0","id":"#)
                 .and_then(|()| output.write_all(id))
@@ -581,9 +588,7 @@ fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!(
-                "throughput: {e}\nusage: throughput [BOOKSHOP_BINARY] [--n N] [--echo RUNS]"
-            );
+            eprintln!("throughput: {e}\nusage: throughput [BOOKSHOP_BINARY] [--n N] [--echo RUNS]");
             return ExitCode::from(2);
         }
     };
