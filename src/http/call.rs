@@ -36,6 +36,14 @@ impl PendingCall {
     pub fn written(&self) -> usize {
         self.core.written()
     }
+
+    /// The call's request id as written (raw JSON), in `out`: the output
+    /// buffer [`Http::begin`] wrote the open answer to, or the call's copy
+    /// of its first [`written`](Self::written) bytes. A handshake-era
+    /// `notifications/cancelled` names it in [`Response::cancels`](super::Response::cancels).
+    pub fn id<'o>(&self, out: &'o [u8]) -> &'o [u8] {
+        self.core.id(out)
+    }
 }
 
 impl core::fmt::Debug for PendingCall {

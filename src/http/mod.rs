@@ -556,12 +556,15 @@ impl<'a, S> Http<'a, S> {
             let subscribing = view.method.is_some_and(|m| {
                 m.eq_str("resources/subscribe") || m.eq_str("resources/unsubscribe")
             });
+            let cancelling = view
+                .method
+                .is_some_and(|m| m.eq_str("notifications/cancelled"));
             return self.handshake(
                 sessions,
                 random,
                 waiting,
                 streams,
-                subscribing,
+                (subscribing, cancelling),
                 &seen,
                 body,
                 &outline,
@@ -729,7 +732,7 @@ impl<'a, S> Http<'a, S> {
         random: &mut R,
         waiting: Option<&mut Waiting<N, B>>,
         streams: Option<&mut Streams<M, K, U>>,
-        subscribing: bool,
+        (subscribing, cancelling): (bool, bool),
         headers: &Seen<'_>,
         body: &mut [u8],
         outline: &Outline,
@@ -818,6 +821,12 @@ impl<'a, S> Http<'a, S> {
             return Response::empty(202);
         }
         match waiting_view.and_then(|v| v.event) {
+            None if cancelling => {
+                // Not a waiting call's: perhaps an async call the adapter runs.
+                let mut r = respond(out, answer, Status::Handshake);
+                r.cancels = cancelled_id(body);
+                r
+            }
             None => respond(out, answer, Status::Handshake),
             // This request's call waits: its stream stays open.
             Some(CallEvent::Parked(call)) => {
@@ -845,6 +854,16 @@ impl<'a, S> Http<'a, S> {
             }
         }
     }
+}
+
+/// Where a `notifications/cancelled`'s `params.requestId` is in `body`.
+fn cancelled_id(body: &[u8]) -> Option<(usize, usize)> {
+    let id = json::Value::trusted(body)
+        .get("params")?
+        .get("requestId")?
+        .raw();
+    let start = (id.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+    Some((start, start + id.len()))
 }
 
 fn delete<St>(sessions: &mut St, headers: &Seen<'_>, out: &mut [u8]) -> Response

@@ -50,6 +50,13 @@ pub struct Response {
     /// A listen stream has something to send (its end, after a
     /// `notifications/cancelled`): poll the open streams now.
     pub poll_streams: bool,
+    /// A handshake-era `notifications/cancelled` (this response is its
+    /// `202`) named a request of this session that is not waiting for the
+    /// client here: `body[start..end]` is that request's id as written. An
+    /// adapter that awaits async tools' calls (`PendingCall`) drops the
+    /// session's call whose `PendingCall::id` this is: cancelled, it is
+    /// not answered.
+    pub cancels: Option<(usize, usize)>,
 }
 
 /// Names a waiting call whose stream an adapter holds open.
@@ -79,6 +86,7 @@ impl Response {
             deliver: None,
             stream: None,
             poll_streams: false,
+            cancels: None,
         }
     }
 

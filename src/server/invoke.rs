@@ -115,7 +115,7 @@ impl Deferred {
 
     /// The request's id as received (raw JSON), from the open answer in
     /// `out` (the buffer phase 1 wrote into).
-    #[cfg(feature = "embedded-io-async")]
+    #[cfg(any(feature = "embedded-io-async", feature = "async-handlers"))]
     pub(crate) fn id<'o>(&self, out: &'o [u8]) -> &'o [u8] {
         self.out.id(out)
     }

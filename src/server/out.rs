@@ -73,7 +73,7 @@ impl OutMark {
     }
 
     /// The id the answer echoes, in the buffer it is written in.
-    #[cfg(feature = "embedded-io-async")]
+    #[cfg(any(feature = "embedded-io-async", feature = "async-handlers"))]
     pub(super) fn id<'o>(&self, out: &'o [u8]) -> &'o [u8] {
         out.get(self.start + PREFIX.len()..self.id_end)
             .unwrap_or(&[])

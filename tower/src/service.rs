@@ -220,6 +220,30 @@ impl Headers for HeaderView<'_> {
     }
 }
 
+/// An async call of a session, cancellable while it runs: out of the
+/// table when it ends (answered, cancelled, or its client gone).
+struct InFlightCall<'t> {
+    table: &'t InFlight,
+    key: Option<(SessionId, Vec<u8>)>,
+    call: u64,
+}
+
+impl Drop for InFlightCall<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            let mut table = lock(self.table);
+            if table.get(&key).is_some_and(|(call, _)| *call == self.call) {
+                table.remove(&key);
+            }
+        }
+    }
+}
+
+/// The session a request names (`Mcp-Session-Id`), if it is well formed.
+fn session_of(headers: &HeaderMap) -> Option<SessionId> {
+    SessionId::parse(headers.get("mcp-session-id")?.to_str().ok()?.trim())
+}
+
 /// 128 bits from the OS (session ids).
 fn random_id(bytes: &mut [u8; 16]) {
     crate::os_random(bytes);
@@ -294,10 +318,20 @@ impl http_body::Body for McpBody {
 /// body and the call's own output buffer.
 type CallJob = (PendingCall, Vec<u8>, Vec<u8>);
 
-/// A finished call: its response and output buffer.
-type CallDone = (picomcp::http::Response, Vec<u8>);
+/// A finished call: its response and output buffer; `None`: it was
+/// cancelled (no answer).
+type CallDone = Option<(picomcp::http::Response, Vec<u8>)>;
 
-type CallSender = UnboundedSender<(CallJob, oneshot::Sender<CallDone>)>;
+/// A call for the calls thread: the job, what cancels it, where it ends.
+type CallSender = UnboundedSender<(CallJob, oneshot::Receiver<()>, oneshot::Sender<CallDone>)>;
+
+/// The async calls in flight of handshake-era sessions, by session and
+/// request id (as written): what a `notifications/cancelled` fires, and
+/// which call put it there (a later call reusing the id replaces it).
+type InFlight = Mutex<HashMap<(SessionId, Vec<u8>), (u64, oneshot::Sender<()>)>>;
+
+/// Numbers the calls of [`InFlight`].
+static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 struct Inner<S: 'static> {
     http: Http<'static, S>,
@@ -308,6 +342,8 @@ struct Inner<S: 'static> {
     held: Mutex<HashMap<u64, UnboundedSender<Bytes>>>,
     /// Where async tools' calls are sent to be awaited.
     calls: Option<CallSender>,
+    /// Those calls, when they belong to a session.
+    in_flight: InFlight,
     config: Config,
     /// The clock of sessions (seconds since the service was built).
     start: Instant,
@@ -398,18 +434,21 @@ impl<S: Sync + 'static> Builder<S> {
     /// current-thread tokio runtime and a `LocalSet`, where every call is
     /// a local task, so any number are in flight at once and a handler
     /// that awaits a timer or a socket holds no thread. Local, because a
-    /// handler's future need not be `Send`. A client that stops waiting
-    /// for a call's response (it closes the connection, which is how a
-    /// 2026-07-28 client cancels over HTTP) has the handler's future
-    /// dropped where it awaits: it is not run to its end. Without this, an
-    /// async handler's call is answered `-32603` (the server does not
-    /// await).
+    /// handler's future need not be `Send`. A call is cancelled where its
+    /// handler awaits (the future is dropped, not run to its end) when its
+    /// client stops waiting for the response (closes the connection: how a
+    /// 2026-07-28 client cancels over HTTP), or, handshake era, when a
+    /// `notifications/cancelled` of the same session names its request id
+    /// (to any replica, with [`peers`](Self::peers)): its POST then ends
+    /// `202` with no answer. Without this, an async handler's call is
+    /// answered `-32603` (the server does not await).
     pub fn async_handlers<A>(mut self, handlers: &'static A) -> Self
     where
         A: AsyncHandlers<S> + Sync + 'static,
     {
         let http = self.http;
-        let (tx, mut rx) = unbounded_channel::<(CallJob, oneshot::Sender<CallDone>)>();
+        let (tx, mut rx) =
+            unbounded_channel::<(CallJob, oneshot::Receiver<()>, oneshot::Sender<CallDone>)>();
         let spawned = std::thread::Builder::new()
             .name("picomcp-calls".into())
             .spawn(move || {
@@ -421,17 +460,22 @@ impl<S: Sync + 'static> Builder<S> {
                 };
                 let local = tokio::task::LocalSet::new();
                 local.block_on(&runtime, async move {
-                    while let Some(((call, mut body, mut out), mut done)) = rx.recv().await {
+                    while let Some(((call, mut body, mut out), cancel, mut done)) =
+                        rx.recv().await
+                    {
                         tokio::task::spawn_local(async move {
                             // The client that stops waiting (closes the
                             // connection: on 2026-07-28 HTTP, the cancel)
-                            // drops the handler's future where it awaits.
-                            let r = tokio::select! {
-                                r = http.finish(call, &mut body, &mut out, handlers) => Some(r),
+                            // or cancels the call (`notifications/cancelled`,
+                            // handshake era) drops the handler's future
+                            // where it awaits.
+                            let end = tokio::select! {
+                                r = http.finish(call, &mut body, &mut out, handlers) => Some(Some(r)),
                                 () = done.closed() => None,
+                                Ok(()) = cancel => Some(None),
                             };
-                            if let Some(r) = r {
-                                let _ = done.send((r, out));
+                            if let Some(r) = end {
+                                let _ = done.send(r.map(|r| (r, out)));
                             }
                         });
                     }
@@ -458,6 +502,7 @@ impl<S: Sync + 'static> Builder<S> {
                 waiting: Mutex::new(waiting),
                 streams: Mutex::new(Box::new(Streams::new())),
                 held: Mutex::new(HashMap::new()),
+                in_flight: Mutex::new(HashMap::new()),
                 calls: self.calls,
                 config: self.config,
                 start: Instant::now(),
@@ -747,6 +792,13 @@ impl<S: Sync + 'static> McpService<S> {
             if r.poll_streams {
                 crate::wake();
             }
+            if let Some((start, end)) = r.cancels
+                && let Some(session) = session_of(&parts.headers)
+                && let Some(id) = body.get(start..end)
+                && let Some((_, cancel)) = lock(&inner.in_flight).remove(&(session, id.to_vec()))
+            {
+                let _ = cancel.send(());
+            }
             if let (Some((p, id)), Some(sent)) = (peers, sent.as_deref()) {
                 share(p, &id, sent, &out[..r.body_len]);
             }
@@ -785,12 +837,13 @@ impl<S: Sync + 'static> McpService<S> {
         });
         match begun {
             Ok(r) => r,
-            Err(job) => self.finish_call(*job).await,
+            Err(job) => self.finish_call(*job, session_of(&parts.headers)).await,
         }
     }
 
-    /// Have a call's handler awaited (on the calls thread) and answer it.
-    async fn finish_call(&self, job: CallJob) -> Response<McpBody> {
+    /// Have a call's handler awaited (on the calls thread) and answer it;
+    /// a call of a `session` can be cancelled by its request id until then.
+    async fn finish_call(&self, job: CallJob, session: Option<SessionId>) -> Response<McpBody> {
         let Some(calls) = self.inner.calls.as_ref() else {
             // Unreachable: without a calls thread the core is not asked
             // to defer a call.
@@ -799,12 +852,28 @@ impl<S: Sync + 'static> McpService<S> {
                 "an async handler, but no Builder::async_handlers\n",
             );
         };
+        let (cancel_tx, cancel_rx) = oneshot::channel();
+        let in_flight = InFlightCall {
+            table: &self.inner.in_flight,
+            key: session.map(|s| (s, job.0.id(&job.2).to_vec())),
+            call: CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        };
+        if let Some(key) = &in_flight.key {
+            lock(in_flight.table).insert(key.clone(), (in_flight.call, cancel_tx));
+        }
         let (tx, rx) = oneshot::channel();
-        if calls.send((job, tx)).is_err() {
+        if calls.send((job, cancel_rx, tx)).is_err() {
             return plain(StatusCode::SERVICE_UNAVAILABLE, "calls thread gone\n");
         }
-        let Ok((r, out)) = rx.await else {
-            return plain(StatusCode::INTERNAL_SERVER_ERROR, "call dropped\n");
+        let (r, out) = match rx.await {
+            Ok(Some(done)) => done,
+            // Cancelled: no answer, the request's POST ends with `202`.
+            Ok(None) => {
+                let mut accepted = Response::new(McpBody::bytes(Bytes::new()));
+                *accepted.status_mut() = StatusCode::ACCEPTED;
+                return accepted;
+            }
+            Err(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, "call dropped\n"),
         };
         response_for(
             &r,

@@ -36,37 +36,70 @@ async fn slow<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcom
     reply.text("hello from an async tool")
 }
 
-/// Counts the `hang` futures started and dropped.
-static HANGING: AtomicUsize = AtomicUsize::new(0);
-static HUNG_UP: AtomicUsize = AtomicUsize::new(0);
+/// How many of a tool's futures started, and how many were dropped.
+struct Hangs {
+    started: AtomicUsize,
+    dropped: AtomicUsize,
+}
 
-struct CountDrop;
-impl Drop for CountDrop {
-    fn drop(&mut self) {
-        HUNG_UP.fetch_add(1, Ordering::SeqCst);
+impl Hangs {
+    const fn new() -> Self {
+        Hangs {
+            started: AtomicUsize::new(0),
+            dropped: AtomicUsize::new(0),
+        }
+    }
+
+    /// Awaits an hour: only a dropped future ends it early.
+    async fn hang<'a>(&self, reply: Reply<'_>) -> ToolOutcome<'a> {
+        struct CountDrop<'h>(&'h AtomicUsize);
+        impl Drop for CountDrop<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let _count = CountDrop(&self.dropped);
+        self.started.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        reply.text("an hour later")
+    }
+
+    /// Wait (5 s at most) until `counter` is `n`.
+    async fn until(counter: &AtomicUsize, n: usize, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while counter.load(Ordering::SeqCst) != n {
+            assert!(Instant::now() < deadline, "{what}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 }
 
-/// Awaits an hour: only a dropped future ends it early.
+/// `hang`'s futures (one test's), and `hang_cancelled`'s (another's).
+static HANG: Hangs = Hangs::new();
+static HANG_CANCELLED: Hangs = Hangs::new();
+
 async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    let _count = CountDrop;
-    HANGING.fetch_add(1, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_secs(3600)).await;
-    reply.text("an hour later")
+    HANG.hang(reply).await
+}
+
+async fn hang_cancelled<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    HANG_CANCELLED.hang(reply).await
 }
 
 picomcp::async_tools! {
     struct ShopAsync for Shop {
         SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
         HANG: ToolDescriptor::new("hang", &NO_ARGS) => hang,
+        HANG_CANCELLED: ToolDescriptor::new("hang_cancelled", &NO_ARGS) => hang_cancelled,
     }
 }
 
-static TOOLS: [Tool<Shop>; 4] = [
+static TOOLS: [Tool<Shop>; 5] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
     ShopAsync::HANG,
+    ShopAsync::HANG_CANCELLED,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -214,24 +247,68 @@ async fn a_client_that_goes_away_drops_the_async_handlers_future() {
         .async_handlers(&ShopAsync)
         .build();
     let call = tokio::spawn(mcp.clone().oneshot(modern_call("hang")));
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while HANGING.load(Ordering::SeqCst) == 0 {
-        assert!(Instant::now() < deadline, "the handler never started");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    assert_eq!(HUNG_UP.load(Ordering::SeqCst), 0);
+    Hangs::until(&HANG.started, 1, "the handler never started").await;
+    assert_eq!(HANG.dropped.load(Ordering::SeqCst), 0);
     call.abort(); // the response future is dropped: the client has gone
-    while HUNG_UP.load(Ordering::SeqCst) == 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the handler's future was not dropped"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    Hangs::until(&HANG.dropped, 1, "the handler's future was not dropped").await;
     // The service goes on serving async calls.
     let (status, _, body) = text(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains("hello from an async tool"), "{body}");
+}
+
+/// Handshake era: `notifications/cancelled` in another POST of the session
+/// drops the running call's future; its POST ends `202`, with no answer.
+/// Another session's cancel of the same id does not touch it.
+#[tokio::test]
+async fn a_cancelled_async_call_is_dropped_and_not_answered() {
+    let mcp = McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .build();
+    let session = open_session(&mcp).await;
+    let other = open_session(&mcp).await;
+    let call = r#"{"jsonrpc":"2.0","id":"c-7","method":"tools/call","params":{"name":"hang_cancelled","arguments":{}}}"#;
+    let call = tokio::spawn(mcp.clone().oneshot(post(call, Some(&session))));
+    Hangs::until(&HANG_CANCELLED.started, 1, "the handler never started").await;
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c-7","reason":"no longer needed"}}"#;
+    let r = mcp
+        .clone()
+        .oneshot(post(cancel, Some(&other)))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        HANG_CANCELLED.dropped.load(Ordering::SeqCst),
+        0,
+        "another session cancelled it"
+    );
+    let r = mcp
+        .clone()
+        .oneshot(post(cancel, Some(&session)))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    Hangs::until(
+        &HANG_CANCELLED.dropped,
+        1,
+        "the handler's future was not dropped",
+    )
+    .await;
+    let (status, _, body) = text(call.await.unwrap().unwrap()).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(body, "", "a cancelled call is not answered");
+    // The session goes on.
+    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    let (status, _, body) = text(
+        mcp.clone()
+            .oneshot(post(ping, Some(&session)))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains(r#""id":8,"result":{}"#), "{body}");
 }
 
 #[tokio::test]
