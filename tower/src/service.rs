@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, Method, Request, Response, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Frame;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use picomcp::asynch::AsyncHandlers;
@@ -603,19 +603,47 @@ fn plain(status: StatusCode, text: &'static str) -> Response<McpBody> {
 
 /// The response for what the core answered: status, headers, body.
 fn response_for(r: &picomcp::http::Response, body: McpBody) -> Response<McpBody> {
-    let mut builder = Response::builder().status(r.status);
+    let Ok(status) = StatusCode::from_u16(r.status) else {
+        return plain(StatusCode::INTERNAL_SERVER_ERROR, "not an HTTP status\n");
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    // The core's header names are known: no name is parsed; its constant
+    // values are not checked again.
     for (name, value) in r.headers() {
-        builder = builder.header(name, value);
+        let name = match name {
+            "Content-Type" => http::header::CONTENT_TYPE,
+            "Allow" => http::header::ALLOW,
+            "Retry-After" => http::header::RETRY_AFTER,
+            "Mcp-Session-Id" => HeaderName::from_static("mcp-session-id"),
+            other => match HeaderName::from_bytes(other.as_bytes()) {
+                Ok(name) => name,
+                Err(_) => continue,
+            },
+        };
+        let value = match value {
+            picomcp::http::JSON => HeaderValue::from_static(picomcp::http::JSON),
+            picomcp::http::EVENT_STREAM => HeaderValue::from_static(picomcp::http::EVENT_STREAM),
+            other => match HeaderValue::from_str(other) {
+                Ok(value) => value,
+                Err(_) => {
+                    return plain(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the answer's headers are not valid HTTP\n",
+                    );
+                }
+            },
+        };
+        headers.insert(name, value);
     }
     if r.content_type == Some(picomcp::http::EVENT_STREAM) {
-        builder = builder.header("Cache-Control", "no-cache");
+        headers.insert(
+            http::header::CACHE_CONTROL,
+            HeaderValue::from_static("no-cache"),
+        );
     }
-    builder.body(body).unwrap_or_else(|_| {
-        plain(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the answer's headers are not valid HTTP\n",
-        )
-    })
+    response
 }
 
 impl<S: Sync + 'static> McpService<S> {
