@@ -93,12 +93,17 @@ impl<S> Server<'_, S> {
         w: &mut Writer<'_>,
         notify: Option<&mut dyn Notify>,
     ) -> Wrote {
-        let Some(meta) = view.meta.get(slot).copied() else {
+        // The three lengths, not a copy of the whole bookkeeping (its keys
+        // would sit in this frame, under the call run again).
+        let Some((request_len, state_len, answers_len)) = view
+            .meta
+            .get(slot)
+            .map(|m| (m.request_len, m.state_len, m.answers_len))
+        else {
             return Wrote::Nothing;
         };
-        let request_len = meta.request_len;
-        let state_end = request_len + meta.state_len.unwrap_or(0);
-        let answers_end = state_end + meta.answers_len;
+        let state_end = request_len + state_len.unwrap_or(0);
+        let answers_end = state_end + answers_len;
         let wrote = {
             let slot_start = slot.saturating_mul(view.slot_bytes);
             let slot_bytes = view
@@ -119,9 +124,7 @@ impl<S> Server<'_, S> {
             frame.copy_from_slice(request);
             let answers = Mrtr {
                 binding: None,
-                state: meta
-                    .state_len
-                    .and_then(|_| slot_bytes.get(request_len..state_end)),
+                state: state_len.and_then(|_| slot_bytes.get(request_len..state_end)),
                 responses: slot_bytes.get(state_end..=answers_end).map(Value::trusted),
             };
             self.message(

@@ -15,6 +15,7 @@ use crate::error::INVALID_PARAMS;
 use crate::wire::json::Value;
 
 impl<S> Server<'_, S> {
+    #[inline(never)]
     pub(super) fn complete(
         &self,
         mut info: RequestInfo<'_>,

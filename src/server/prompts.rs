@@ -20,6 +20,7 @@ use crate::wire::json::{self, JsonStr};
 pub(super) type PromptSpans = [Option<Range<usize>>; MAX_PROMPT_ARGUMENTS + 2];
 
 impl<'s, S> Server<'s, S> {
+    #[inline(never)]
     pub(super) fn get_prompt(
         &self,
         mut info: RequestInfo<'_>,

@@ -15,6 +15,7 @@ use crate::resource::{Contents, ReadRequest, ResourceFailure, ResourceFn, Resour
 use crate::wire::json::{self, Value};
 
 impl<S> Server<'_, S> {
+    #[inline(never)]
     pub(super) fn read_resource(
         &self,
         mut info: RequestInfo<'_>,

@@ -330,7 +330,9 @@ impl<S> Server<'_, S> {
             );
         }
         let params_span = params.map(|p| span(frame, p.raw()));
-        let session = match conn {
+        // Both eras end in the one call of `dispatch` below (one inlined
+        // copy of it, and no request facts copied for a call to it).
+        let (info, retry_slot) = match conn {
             Connection::Modern => {
                 resp.stamp = Some(&self.info);
                 let claimed = origin == Origin::ClaimedModern;
@@ -339,10 +341,10 @@ impl<S> Server<'_, S> {
                     Err(fault) => return resp.fault(fault),
                 };
                 info.defer_into(defer);
-                return match method {
+                match method {
                     Method::Discover => {
                         let fields = ProtocolVersion::V2026_07_28.fields();
-                        resp.result_cached(
+                        return resp.result_cached(
                             |w| {
                                 w.raw(b"{\"supportedVersions\":");
                                 envelope::write_supported_versions(w);
@@ -355,24 +357,27 @@ impl<S> Server<'_, S> {
                                 w.raw(b"}");
                             },
                             Some(self.cache),
-                        )
+                        );
                     }
                     // Removed in 2026-07-28.
                     Method::Ping
                     | Method::SetLevel
                     | Method::Initialize
                     | Method::Subscribe
-                    | Method::Unsubscribe => self.not_found(frame, method_span, resp),
+                    | Method::Unsubscribe => return self.not_found(frame, method_span, resp),
                     // Served where the connection keeps subscriptions (the
                     // capabilities say so), never inside a batch.
-                    Method::Listen if !in_batch => match (self.changes, subs) {
-                        (Some(_), Some(s)) => {
-                            self.listen(s, frame, id_span.0..id_span.1, params_span, resp)
-                        }
-                        _ => self.not_found(frame, method_span, resp),
-                    },
-                    _ => self.dispatch(method, method_span, info, frame, params_span, resp),
-                };
+                    Method::Listen if !in_batch => {
+                        return match (self.changes, subs) {
+                            (Some(_), Some(s)) => {
+                                self.listen(s, frame, id_span.0..id_span.1, params_span, resp)
+                            }
+                            _ => self.not_found(frame, method_span, resp),
+                        };
+                    }
+                    // No call waits on this era (it answers input_required).
+                    _ => (info, None),
+                }
             }
             _ if enveloped => {
                 return resp.error(
@@ -401,84 +406,98 @@ impl<S> Server<'_, S> {
                     ),
                 };
             }
-            Connection::Ready(session) => session,
-        };
-        let (retry_slot, answers) = match &retry {
-            Some((slot, answers)) => (Some(*slot), Some(answers)),
-            None => (None, None),
-        };
-        let asking = match (retry_slot, waiting.as_deref_mut()) {
-            (Some(slot), _) => Asking::Slot(slot),
-            _ if in_batch => Asking::NoRoom(NoRoom::Batch),
-            // Only a call that may ask, from a client that can answer, is
-            // copied aside before it runs (unescaping changes the frame).
-            (None, Some(view))
-                if matches!(
-                    method,
-                    Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
-                ) && session.client_capabilities().any() =>
-            {
-                match view.reserve(frame, id_span) {
-                    Ok(slot) => Asking::Slot(slot),
-                    Err(no_room) => Asking::NoRoom(no_room),
-                }
-            }
-            (None, view) => Asking::NoRoom(NoRoom::Full {
-                slots: view.map_or(0, |v| v.meta.len()),
-            }),
-        };
-        let mut info = RequestInfo::handshake(session, self.logging, facts, asking, answers);
-        info.defer_into(defer);
-        match method {
-            Method::Ping => resp.result(|w| w.raw(b"{}")),
-            Method::Initialize if in_batch => resp.error(
-                INVALID_REQUEST,
-                format_args!("initialize must not be part of a batch"),
-                Data::None,
-            ),
-            Method::Initialize => {
-                let (wrote, renegotiated) = self.initialize(params, resp, subs.is_some());
-                if let (Wrote::Answer, Some((version, client))) = (wrote, renegotiated) {
-                    *session = session.reinitialize(version, client);
-                }
-                wrote
-            }
-            Method::SetLevel if self.logging => {
-                let Some(level) = params.and_then(|p| p.get("level")).and_then(|l| l.as_str())
-                else {
-                    return resp.invalid_params();
+            Connection::Ready(session) => {
+                let (retry_slot, answers) = match &retry {
+                    Some((slot, answers)) => (Some(*slot), Some(answers)),
+                    None => (None, None),
                 };
-                let Some(level) = LogLevel::from_json(level) else {
-                    return resp.error(
-                        INVALID_PARAMS,
-                        format_args!("Invalid log level: {level}"),
-                        Data::None,
-                    );
+                let asking = match (retry_slot, waiting.as_deref_mut()) {
+                    (Some(slot), _) => Asking::Slot(slot),
+                    _ if in_batch => Asking::NoRoom(NoRoom::Batch),
+                    // Only a call that may ask, from a client that can answer, is
+                    // copied aside before it runs (unescaping changes the frame).
+                    (None, Some(view))
+                        if matches!(
+                            method,
+                            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+                        ) && session.client_capabilities().any() =>
+                    {
+                        match view.reserve(frame, id_span) {
+                            Ok(slot) => Asking::Slot(slot),
+                            Err(no_room) => Asking::NoRoom(no_room),
+                        }
+                    }
+                    (None, view) => Asking::NoRoom(NoRoom::Full {
+                        slots: view.map_or(0, |v| v.meta.len()),
+                    }),
                 };
-                session.set_log_level(level);
-                resp.result(|w| w.raw(b"{}"))
-            }
-            Method::Discover | Method::Listen => self.not_found(frame, method_span, resp),
-            // Served where the connection keeps subscriptions for a server
-            // with a registry and resources (the capabilities say so).
-            Method::Subscribe | Method::Unsubscribe => match (self.changes, subs) {
-                (Some(_), Some(s)) if self.has_resources() => {
-                    self.subscribe(s, method == Method::Subscribe, frame, params_span, resp)
+                let mut info =
+                    RequestInfo::handshake(session, self.logging, facts, asking, answers);
+                info.defer_into(defer);
+                match method {
+                    Method::Ping => return resp.result(|w| w.raw(b"{}")),
+                    Method::Initialize if in_batch => {
+                        return resp.error(
+                            INVALID_REQUEST,
+                            format_args!("initialize must not be part of a batch"),
+                            Data::None,
+                        );
+                    }
+                    Method::Initialize => {
+                        let (wrote, renegotiated) = self.initialize(params, resp, subs.is_some());
+                        if let (Wrote::Answer, Some((version, client))) = (wrote, renegotiated) {
+                            *session = session.reinitialize(version, client);
+                        }
+                        return wrote;
+                    }
+                    Method::SetLevel if self.logging => {
+                        let Some(level) =
+                            params.and_then(|p| p.get("level")).and_then(|l| l.as_str())
+                        else {
+                            return resp.invalid_params();
+                        };
+                        let Some(level) = LogLevel::from_json(level) else {
+                            return resp.error(
+                                INVALID_PARAMS,
+                                format_args!("Invalid log level: {level}"),
+                                Data::None,
+                            );
+                        };
+                        session.set_log_level(level);
+                        return resp.result(|w| w.raw(b"{}"));
+                    }
+                    Method::Discover | Method::Listen => {
+                        return self.not_found(frame, method_span, resp);
+                    }
+                    // Served where the connection keeps subscriptions for a server
+                    // with a registry and resources (the capabilities say so).
+                    Method::Subscribe | Method::Unsubscribe => {
+                        return match (self.changes, subs) {
+                            (Some(_), Some(s)) if self.has_resources() => self.subscribe(
+                                s,
+                                method == Method::Subscribe,
+                                frame,
+                                params_span,
+                                resp,
+                            ),
+                            _ => self.not_found(frame, method_span, resp),
+                        };
+                    }
+                    _ => (info, retry_slot),
                 }
-                _ => self.not_found(frame, method_span, resp),
+            }
+        };
+        match self.dispatch(method, method_span, info, frame, params_span, resp) {
+            // The call waits for the client (a retry's caller parks it).
+            Wrote::Asked {
+                slot,
+                start,
+                body_start,
+            } if retry_slot.is_none() => match waiting {
+                Some(view) => self.park(view, w, slot, start, body_start),
+                None => Wrote::Failed,
             },
-            _ => match self.dispatch(method, method_span, info, frame, params_span, resp) {
-                // The call waits for the client (a retry's caller parks it).
-                Wrote::Asked {
-                    slot,
-                    start,
-                    body_start,
-                } if retry_slot.is_none() => match waiting {
-                    Some(view) => self.park(view, w, slot, start, body_start),
-                    None => Wrote::Failed,
-                },
-                wrote => wrote,
-            },
+            wrote => wrote,
         }
     }
 

@@ -57,6 +57,7 @@ impl<S> Server<'_, S> {
             .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version))
     }
 
+    #[inline(never)]
     pub(super) fn call_tool(
         &self,
         mut info: RequestInfo<'_>,
@@ -120,6 +121,7 @@ impl<S> Server<'_, S> {
     }
 
     /// Close a tool call after its handler (sync or async) returned.
+    #[inline(never)]
     pub(super) fn tool_answer(
         &self,
         tool: &Tool<S>,
@@ -204,8 +206,6 @@ impl<S> Server<'_, S> {
             }
             (Some((start, stop, cut_start, cut_end)), schema) => {
                 let bytes = resp.w.as_bytes().get(start..stop).unwrap_or(&[]);
-                let mut problem = None;
-                let mut object = false;
                 // Written by a type whose every value matches this very
                 // schema (and by the core's writer, so it is JSON): no need
                 // to parse and check it again.
@@ -216,28 +216,14 @@ impl<S> Server<'_, S> {
                     (Some(e), Some(s)) => core::ptr::eq(e, s),
                     _ => false,
                 };
-                if exact {
-                    object = Value::trusted(bytes).kind() == Kind::Object;
+                let object = if exact {
+                    Value::trusted(bytes).kind() == Kind::Object
                 } else {
-                    match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
-                        Err(_) => problem = Some(Message::new("it is not valid JSON")),
-                        Ok(v) => {
-                            object = v.kind() == Kind::Object;
-                            if let Some(Err(viol)) = schema.map(|s| s.validate(&v)) {
-                                problem = Some(Message::format(format_args!(
-                                    "it does not match the output schema: {viol}"
-                                )));
-                            }
-                        }
+                    match structured_object(bytes, schema) {
+                        Some(object) => object,
+                        None => return invalid_structured(name, start..stop, schema, resp),
                     }
-                }
-                if let Some(p) = problem {
-                    return resp.error(
-                        INTERNAL_ERROR,
-                        format_args!("tool {name} returned invalid structured content: {p}"),
-                        Data::None,
-                    );
-                }
+                };
                 // Before 2026-07-28 structuredContent must be an object; the
                 // text block still carries the JSON.
                 if !fields.structured_content || (!fields.non_object_structured && !object) {
@@ -279,4 +265,45 @@ impl<S> Server<'_, S> {
         }
         resp.done()
     }
+}
+
+/// Whether structured content that is not known to match is an object;
+/// `None` when it is not JSON or does not match the output schema. Out of
+/// line, so the handler's call does not carry its frame.
+#[inline(never)]
+fn structured_object(bytes: &[u8], schema: Option<&crate::schema::Schema>) -> Option<bool> {
+    let v = Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)).ok()?;
+    match schema.map(|s| s.validate(&v)) {
+        Some(Err(_)) => None,
+        _ => Some(v.kind() == Kind::Object),
+    }
+}
+
+/// The `-32603` answer to structured content [`structured_object`] refused:
+/// checked again for the message (an error path; the message and the
+/// violation stay out of the call's frame).
+#[cold]
+#[inline(never)]
+fn invalid_structured(
+    name: &str,
+    structured: Range<usize>,
+    schema: Option<&crate::schema::Schema>,
+    resp: Out<'_, '_>,
+) -> Wrote {
+    let bytes = resp.w.as_bytes().get(structured).unwrap_or(&[]);
+    let problem: Message<'static> =
+        match Value::parse(bytes, &Limits::DEFAULT.max_depth(json::MAX_DEPTH)) {
+            Err(_) => Message::new("it is not valid JSON"),
+            Ok(v) => match schema.map(|s| s.validate(&v)) {
+                Some(Err(viol)) => {
+                    Message::format(format_args!("it does not match the output schema: {viol}"))
+                }
+                _ => Message::new("it is not valid JSON"),
+            },
+        };
+    resp.error(
+        INTERNAL_ERROR,
+        format_args!("tool {name} returned invalid structured content: {problem}"),
+        Data::None,
+    )
 }
