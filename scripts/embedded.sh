@@ -9,9 +9,11 @@
 # Installs what it needs: rustup targets, llvm-tools, qemu-system-arm (apt,
 # when missing; needs root or sudo), the interop venv (scripts/interop.sh).
 # Budgets (env overrides): FLASH_BUDGET (bytes, default 73728: .vector_table
-# + .text + .rodata), ASYNC_FLASH_BUDGET (the async build's, default 73728)
-# and RAM_BUDGET (bytes, default 16384: .data + .bss + peak stack). Every step runs; the exit status is 1 if any failed or a
-# budget was exceeded. CARGO_TARGET_DIR is honoured (default: target; the
+# + .text + .rodata), ASYNC_FLASH_BUDGET (the async build's, default 71680),
+# RAM_BUDGET (bytes, default 12288: .data + .bss + peak stack of the
+# blocking builds) and ASYNC_RAM_BUDGET (the async build's, default 14336).
+# Every step runs; the exit status is 1 if any failed or a budget was
+# exceeded. CARGO_TARGET_DIR is honoured (default: target; the
 # firmware builds into its firmware/ subdirectory).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,16 +29,27 @@ export CARGO_TARGET_DIR=$tdir
 # schema's value keywords behind one pointer (schema::Keywords), structs
 # from objects only in wire::de, byte-wise searches instead of char
 # patterns, and one out-of-line copy of code that was inlined at every
-# call (Ctx::drop, Value::members, split_spans, ...). Issue 19 takes it to
-# 56 KiB. See the README footprint section.
+# call (Ctx::drop, Value::members, split_spans, ...). 2026-12-06: 72,376 B
+# (+160 B: the stack work below); issue 19's target is 56 KiB. See the
+# README footprint section.
 FLASH_BUDGET=${FLASH_BUDGET:-73728}
 # The async build (bookshop-firmware-async: async handlers, the async serve
 # loop, a two-task executor) measured 85,436 B (issue 17), 79,824 B after
 # the size work of 2026-12-05, and 70,204 B once serve_async_tools no
 # longer reached the waiting-call and subscription code (which it does not
-# use): the same 72 KiB as the blocking builds.
-ASYNC_FLASH_BUDGET=${ASYNC_FLASH_BUDGET:-73728}
-RAM_BUDGET=${RAM_BUDGET:-16384}
+# use): the same 72 KiB as the blocking builds; 70,724 B once the handler
+# families' calls went out of line (2026-12-06): 70 KiB.
+ASYNC_FLASH_BUDGET=${ASYNC_FLASH_BUDGET:-71680}
+# RAM: 16 KiB until 2026-12-05 (12,700 B used: 7,340 static + 5,360 peak
+# stack); issue 19's 12 KiB since the deepest calls stopped carrying each
+# other's frames (handler families and a tool's answer out of line, one
+# inlined dispatch, structured content checked out of line): 12,116 B
+# (12,124 B with defmt) on 2026-12-06.
+RAM_BUDGET=${RAM_BUDGET:-12288}
+# The async build keeps its futures on the stack (the serve loop's state
+# across awaits): 14,448 B, then 13,768 B (4,752 static + 9,016 peak
+# stack) with the same changes; it had the blocking builds' 16 KiB.
+ASYNC_RAM_BUDGET=${ASYNC_RAM_BUDGET:-14336}
 LIB_TARGETS=(thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imac-unknown-none-elf)
 FW_TARGET=thumbv7m-none-eabi
 FW_DIR=examples/firmware
@@ -179,13 +192,13 @@ if [ -f "$fw_async" ]; then
 fi
 step_done
 
-step "footprint (budget: flash <= $FLASH_BUDGET B ($ASYNC_FLASH_BUDGET B async), static RAM + peak stack <= $RAM_BUDGET B)"
+step "footprint (budget: flash <= $FLASH_BUDGET B ($ASYNC_FLASH_BUDGET B async), static RAM + peak stack <= $RAM_BUDGET B ($ASYNC_RAM_BUDGET B async))"
 section() { awk -v s="$1" '$1 == s { print $2; found = 1 } END { if (!found) print 0 }' <<<"$2"; }
 printf '%-26s %8s %8s %8s %8s %8s %8s %12s %12s\n' build .vector .text .rodata flash .data .bss "peak stack" "RAM total"
 for variant in plain defmt async; do
-    elf=$fw_plain budget=$FLASH_BUDGET
+    elf=$fw_plain budget=$FLASH_BUDGET ram_budget=$RAM_BUDGET
     [ "$variant" = defmt ] && elf=$fw_defmt
-    [ "$variant" = async ] && elf=$fw_async budget=$ASYNC_FLASH_BUDGET
+    [ "$variant" = async ] && elf=$fw_async budget=$ASYNC_FLASH_BUDGET ram_budget=$ASYNC_RAM_BUDGET
     [ -f "$elf" ] || continue
     sizes=$("$llvm_size" -A "$elf")
     vt=$(section .vector_table "$sizes") tx=$(section .text "$sizes") ro=$(section .rodata "$sizes")
@@ -209,8 +222,8 @@ for variant in plain defmt async; do
     fi
     if [ -z "$peak" ]; then
         fail "$variant: no peak stack measured"
-    elif [ "$ram" -gt "$RAM_BUDGET" ]; then
-        fail "$variant: static RAM + peak stack $ram B > budget $RAM_BUDGET B"
+    elif [ "$ram" -gt "$ram_budget" ]; then
+        fail "$variant: static RAM + peak stack $ram B > budget $ram_budget B"
     fi
 done
 echo "(bytes; flash = .vector_table + .text + .rodata; peak stack: the painted stack's high-water mark over the raw checks, the tests/no_alloc.rs request mix and the SDK interop run; async: over its SDK interop run)"
