@@ -50,6 +50,7 @@ pub(super) enum Wrote {
     /// An async tool's call stopped before its handler, recorded in the
     /// caller's `Deferred` slot: the answer is open in the writer, for
     /// `Server::handle_async` to finish.
+    #[cfg_attr(not(feature = "async-handlers"), allow(dead_code))]
     Deferred,
 }
 
