@@ -853,6 +853,8 @@ struct Asker {
     sessions: Sessions<8>,
     waiting: picomcp::server::Waiting<4, 4096>,
     next: u8,
+    /// The clock of the requests.
+    now: u64,
 }
 
 struct Asked {
@@ -866,6 +868,7 @@ impl Asker {
             sessions: Sessions::new(),
             waiting: picomcp::server::Waiting::new(),
             next: 0,
+            now: 0,
         }
     }
 
@@ -888,7 +891,7 @@ impl Asker {
             &mut self.sessions,
             &mut random,
             &mut self.waiting,
-            Request::post(&headers[..], &mut body, 0),
+            Request::post(&headers[..], &mut body, self.now),
             &mut out,
         );
         Asked {
@@ -991,6 +994,71 @@ fn only_the_calling_session_can_answer_or_cancel_and_delete_forgets_its_calls() 
     );
     assert_eq!(r.status, 200);
     assert!(a.waiting.is_empty());
+}
+
+/// A call whose client does not answer its requests within the limit is
+/// answered `-32603` on its held stream and gives its slot back: a client
+/// that never answers cannot keep the store from other sessions.
+#[test]
+fn a_call_left_unanswered_past_the_limit_is_answered_and_frees_its_slot() {
+    const LIMIT: u64 = 600;
+    let mut a = Asker::new();
+    let (hostile, other) = (a.session(), a.session());
+    a.now = 100;
+    // Four calls fill the store; a fifth (another session's) is refused.
+    let mut held = Vec::new();
+    for id in 1..=4 {
+        let call = RESERVE.replace(r#""id":5"#, &format!(r#""id":{id}"#));
+        let asked = a.post(Some(&hostile), &call);
+        held.push((
+            id,
+            asked.r.hold.unwrap(),
+            events(&asked.body)[0]["id"].clone(),
+        ));
+    }
+    let refused = a.post(Some(&other), RESERVE);
+    assert!(
+        refused.body.contains("all 4 waiting-call slots are in use"),
+        "{}",
+        refused.body
+    );
+    let mut out = vec![0u8; 4096];
+    let http = Http::new(&BOOKSHOP);
+    // Waited 599 (from when each call parked, not from 0): not yet.
+    assert!(
+        http.expire_waiting(&mut a.waiting, 100 + LIMIT - 1, LIMIT, &mut out)
+            .is_none()
+    );
+    assert_eq!(a.waiting.len(), 4);
+    // At the limit each is answered, once, on its own stream, which ends.
+    let mut answered = Vec::new();
+    while let Some(r) = http.expire_waiting(&mut a.waiting, 100 + LIMIT, LIMIT, &mut out) {
+        let delivery = r.deliver.expect("for a held stream");
+        assert!(delivery.last);
+        let body = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        let event = &events(body)[0];
+        assert_eq!(event["error"]["code"], -32603, "{body}");
+        assert_eq!(
+            event["error"]["message"],
+            "cannot wait for the client's input: no answer within the waiting-call time limit"
+        );
+        answered.push((event["id"].as_u64().unwrap(), delivery.call));
+    }
+    answered.sort_by_key(|(id, _)| *id);
+    let expected: Vec<_> = held.iter().map(|(id, call, _)| (*id, *call)).collect();
+    assert_eq!(answered, expected);
+    assert!(a.waiting.is_empty());
+    // A late answer to an expired call's request is ignored.
+    let late = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#,
+        held[0].2
+    );
+    a.now = 100 + LIMIT;
+    let ignored = a.post(Some(&hostile), &late);
+    assert_eq!((ignored.r.status, ignored.r.deliver), (202, None));
+    // The other session's call can wait now.
+    let asked = a.post(Some(&other), RESERVE);
+    assert!(asked.r.hold.is_some(), "{}", asked.body);
 }
 
 #[test]

@@ -420,6 +420,45 @@ impl<'a, S> Http<'a, S> {
         )
     }
 
+    /// End a handshake-era call that has waited `limit` or more (in the unit
+    /// of [`Request::now`]) for its client's answers in this round: its
+    /// request is answered `-32603` (the client did not answer in time) and
+    /// its slot is free for another call. `Some(response)`:
+    /// `out[..body_len]` is that answer as an SSE event for the call's held
+    /// stream ([`Response::deliver`], `last`: end the stream after it); call
+    /// again until `None`. An adapter calls it before serving a request
+    /// (then a full store makes room) or on a timer: a client that never
+    /// answers does not keep a slot from other sessions for longer than
+    /// `limit`. Each answer the client sends starts the next round's clock.
+    pub fn expire_waiting<const N: usize, const B: usize>(
+        &self,
+        waiting: &mut Waiting<N, B>,
+        now: u64,
+        limit: u64,
+        out: &mut [u8],
+    ) -> Option<Response> {
+        let slot = waiting.expired(now, limit)?;
+        let mut view = waiting.view_for([0; 16], now);
+        let call = view.call_key(slot);
+        let id = view
+            .meta
+            .get(slot)
+            .and_then(|m| view.slot(slot).get(m.id.0..m.id.1));
+        let len = crate::server::write_error(out, id, INTERNAL_ERROR, WAITED_TOO_LONG);
+        view.release(slot);
+        let answer = crate::server::Answer {
+            len,
+            code: Some(INTERNAL_ERROR),
+            listening: false,
+        };
+        let mut r = respond_as(out, answer, Status::Handshake, true);
+        r.deliver = Some(Delivery {
+            call: CallId(call),
+            last: true,
+        });
+        Some(r)
+    }
+
     /// The notifications due on stream `id` (a [`Response::stream`]) as SSE
     /// events in `out`: `Some((len, last))`, where `last` says the stream
     /// ends after these bytes (a listen answered after its
@@ -801,7 +840,7 @@ impl<'a, S> Http<'a, S> {
                 None => Some(no_room.subscriber()),
             };
         }
-        let mut waiting_view = waiting.map(|w| w.view_for(id.0));
+        let mut waiting_view = waiting.map(|w| w.view_for(id.0, now));
         let mut slot = None;
         let answer = self.server.handle_outlined(
             &mut conn,
@@ -855,6 +894,11 @@ impl<'a, S> Http<'a, S> {
         }
     }
 }
+
+/// The answer to a call whose client did not answer its requests in time
+/// ([`Http::expire_waiting`]).
+const WAITED_TOO_LONG: &str =
+    "cannot wait for the client's input: no answer within the waiting-call time limit";
 
 /// Where a `notifications/cancelled`'s `params.requestId` is in `body`.
 fn cancelled_id(body: &[u8]) -> Option<(usize, usize)> {

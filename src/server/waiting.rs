@@ -58,6 +58,9 @@ pub(crate) struct Meta {
     pub(crate) owner: [u8; 16],
     /// Names the call across its rounds (the generation of its first).
     pub(crate) call: u32,
+    /// When this round began waiting, on the HTTP adapter's clock
+    /// ([`Waiting::expired`]; 0 on a stream, which has no clock).
+    pub(crate) since: u32,
 }
 
 impl Meta {
@@ -76,6 +79,7 @@ impl Meta {
         answered: 0,
         owner: [0; 16],
         call: 0,
+        since: 0,
     };
 
     pub(crate) fn key(&self, k: usize) -> &[u8] {
@@ -145,11 +149,12 @@ impl<const N: usize, const B: usize> Waiting<N, B> {
     }
 
     pub(crate) fn view(&mut self) -> WaitingView<'_> {
-        self.view_for([0; 16])
+        self.view_for([0; 16], 0)
     }
 
-    /// A view for the calls of `owner` (an HTTP session id).
-    pub(crate) fn view_for(&mut self, owner: [u8; 16]) -> WaitingView<'_> {
+    /// A view for the calls of `owner` (an HTTP session id) at `now` (the
+    /// adapter's clock: a call parked now waits from then).
+    pub(crate) fn view_for(&mut self, owner: [u8; 16], now: u64) -> WaitingView<'_> {
         WaitingView {
             meta: &mut self.meta,
             bytes: self.bytes.as_flattened_mut(),
@@ -157,8 +162,18 @@ impl<const N: usize, const B: usize> Waiting<N, B> {
             scratch: &mut self.scratch,
             generation: &mut self.generation,
             owner,
+            now: now as u32,
             event: None,
         }
+    }
+
+    /// A call whose current round has waited `limit` or more (in the unit
+    /// of `now`) for its client's answers, if any: its slot.
+    pub(crate) fn expired(&self, now: u64, limit: u64) -> Option<usize> {
+        let now = now as u32;
+        self.meta
+            .iter()
+            .position(|m| m.used && u64::from(now.wrapping_sub(m.since)) >= limit)
     }
 
     /// Forget every call `owner` (an ended HTTP session) left waiting.
@@ -197,6 +212,8 @@ pub(crate) struct WaitingView<'a> {
     pub(crate) generation: &'a mut u32,
     /// Whose calls this request may answer or cancel.
     pub(crate) owner: [u8; 16],
+    /// The adapter's clock (truncated), when this request came.
+    pub(crate) now: u32,
     /// What handling one frame did to a waiting call (for the HTTP mapping,
     /// which routes a call's later output to the stream of its request).
     pub(crate) event: Option<CallEvent>,
@@ -331,6 +348,7 @@ impl WaitingView<'_> {
                 meta.call
             },
             round: meta.round.saturating_add(1),
+            since: self.now,
             state_len,
             answers_len: 1,
             count: 0,

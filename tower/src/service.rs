@@ -63,6 +63,14 @@ pub struct Config {
     /// alone reaches the service and overwrites the header: a client that
     /// can set it can claim any subject. Default: none.
     pub subject_header: Option<HeaderName>,
+    /// How long a handshake-era call that asked its client (an
+    /// elicitation, a sampling request, roots) waits for the answers of
+    /// one round (default 300 s, at least 1 s): then its request is
+    /// answered `-32603` on its stream and its waiting-call slot is given
+    /// back ([`Http::expire_waiting`], checked before each request), so a
+    /// client that never answers does not hold the slots other sessions
+    /// need.
+    pub wait_timeout: Duration,
 }
 
 impl Default for Config {
@@ -73,6 +81,7 @@ impl Default for Config {
             body_timeout: Duration::from_secs(30),
             keep_alive: Duration::from_secs(15),
             subject_header: None,
+            wait_timeout: Duration::from_secs(300),
         }
     }
 }
@@ -785,6 +794,18 @@ impl<S: Sync + 'static> McpService<S> {
             // handler awaits.
             let mut sessions = Store(&*inner.sessions);
             let mut waiting = lock(&inner.waiting);
+            let limit = config.wait_timeout.as_secs().max(1);
+            while let Some(r) = inner
+                .http
+                .expire_waiting(&mut **waiting, now, limit, &mut out)
+            {
+                // Its answer on its stream, which ends.
+                if let Some(delivery) = r.deliver
+                    && let Some(tx) = lock(&inner.held).remove(&delivery.call.0)
+                {
+                    let _ = tx.send(Bytes::copy_from_slice(&out[..r.body_len]));
+                }
+            }
             let mut streams = lock(&inner.streams);
             let begun = if inner.calls.is_some() {
                 inner.http.begin_streams(

@@ -362,6 +362,59 @@ async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
     assert_eq!(next_frame(&mut stream).await, None);
 }
 
+/// A call whose client does not answer within `Config::wait_timeout` is
+/// answered `-32603` on its held stream (at the next request the service
+/// serves), which ends.
+#[tokio::test]
+async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream() {
+    let mcp = McpService::builder(&SERVER)
+        .config(Config {
+            wait_timeout: Duration::from_secs(1),
+            ..Config::default()
+        })
+        .build();
+    let init = INIT.replace(
+        r#""capabilities":{}"#,
+        r#""capabilities":{"elicitation":{}}"#,
+    );
+    let id = open_session_with(&mcp, &init).await;
+    let r = mcp
+        .clone()
+        .oneshot(post(call_body("ask", false), Some(&id)))
+        .await
+        .unwrap();
+    let mut stream = r.into_body();
+    let asked = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(asked["method"], "elicitation/create");
+    // Within the limit a request leaves it waiting.
+    let ping = |n: u32| {
+        post(
+            format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#),
+            Some(&id),
+        )
+    };
+    let (status, _, _) = text(mcp.clone().oneshot(ping(7)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let waiting = tokio::time::timeout(Duration::from_millis(100), stream.frame()).await;
+    assert!(waiting.is_err(), "the held stream has nothing more yet");
+    // Past it (the service's clock counts whole seconds), the next request
+    // has the call answered.
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let (status, _, _) = text(mcp.clone().oneshot(ping(8)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let done = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["error"]["code"], -32603);
+    assert_eq!(next_frame(&mut stream).await, None);
+    // The client's late answer is ignored.
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#,
+        asked["id"]
+    );
+    let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
+    assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+}
+
 #[tokio::test]
 async fn a_sessions_get_stream_keeps_alive_and_ends_with_its_session() {
     let mcp = McpService::builder(&SERVER)
