@@ -998,7 +998,7 @@ fn main() {
     // `--stdio` (first): the same server on stdin/stdout instead of HTTP.
     let stdio = std::env::args().nth(1).as_deref() == Some("--stdio");
     let (port, limits) = serve::args_from(
-        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME]\n       conformance_fixture --stdio [--max-body BYTES] [--max-response BYTES] [--key-file PATH]",
+        "usage: conformance_fixture [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--wait-timeout-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME]\n       conformance_fixture --stdio [--max-body BYTES] [--max-response BYTES] [--key-file PATH]",
         3001,
         std::env::args().skip(if stdio { 2 } else { 1 }),
     );

@@ -11,7 +11,8 @@
 //! worker thread, default 256 KiB), `--header-timeout-s N` (30), `--body-timeout-s N`
 //! (30; then `408`), `--idle-timeout-s N` (75: an idle keep-alive connection
 //! is closed), `--keep-alive-s N` (15: SSE comments on notification
-//! streams), `--max-connections N` (512; more wait in the backlog),
+//! streams), `--wait-timeout-s N` (300: how long a call that asked its
+//! client waits for the answers), `--max-connections N` (512; more wait in the backlog),
 //! `--state-ttl-s N` (300: how long a sealed request state is valid; 0: forever),
 //! `--subject-header NAME` (bind request state to the principal an
 //! authenticating proxy puts in that header), `--delay-ms N` (`get_author`
@@ -228,7 +229,7 @@ fn share(url: &str, idle_s: u64) {
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME] [--delay-ms N] [--blocking-delay] [--page-size N] [--redis URL]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--wait-timeout-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME] [--delay-ms N] [--blocking-delay] [--page-size N] [--redis URL]",
         8080,
     );
     // One server for every connection and thread, sealing with the secret.

@@ -58,6 +58,9 @@ pub struct Limits {
     pub idle_timeout_s: u64,
     /// Seconds between SSE keep-alive comments on a notification stream.
     pub keep_alive_s: u64,
+    /// Seconds a handshake-era call that asked its client waits for one
+    /// round of answers; then it is answered `-32603` and its slot freed.
+    pub wait_timeout_s: u64,
     /// `--subject-header NAME`: the header an authenticating proxy in front
     /// sets to the client's principal; 2026-07-28 request state is bound
     /// to it (`picomcp::http::Request::subject`). Only for a server that
@@ -95,6 +98,7 @@ impl Default for Limits {
             body_timeout_s: 30,
             idle_timeout_s: 75,
             keep_alive_s: 15,
+            wait_timeout_s: 300,
             subject_header: None,
             max_connections: 512,
             state_ttl_s: 300,
@@ -145,6 +149,7 @@ pub fn run<S: Sync + 'static, const N: usize>(
         body_timeout: Duration::from_secs(limits.body_timeout_s),
         keep_alive: Duration::from_secs(limits.keep_alive_s),
         subject_header: limits.subject_header.and_then(|h| h.parse().ok()),
+        wait_timeout: Duration::from_secs(limits.wait_timeout_s),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -237,6 +242,7 @@ pub fn args_from(
             ("--body-timeout-s", Some(n)) if n > 0 => limits.body_timeout_s = n as u64,
             ("--idle-timeout-s", Some(n)) if n > 0 => limits.idle_timeout_s = n as u64,
             ("--keep-alive-s", Some(n)) if n > 0 => limits.keep_alive_s = n as u64,
+            ("--wait-timeout-s", Some(n)) if n > 0 => limits.wait_timeout_s = n as u64,
             ("--subject-header", _) if text.as_deref().is_some_and(|t| !t.is_empty()) => {
                 limits.subject_header = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }
