@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks: criterion micro-benchmarks of the core (benches/core.rs), then
 # end-to-end stdio throughput and peak RSS of the release bookshop
-# (examples/throughput.rs); then, with valgrind, the instructions of an HTTP
-# request (scripts/http_cost.sh).
+# (examples/throughput.rs); then, with valgrind, the instruction counts
+# (scripts/list_cost.sh, stdio_cost.sh, registry_scale.sh, http_cost.sh);
+# with wrk, HTTP req/s against a canned hyper server (scripts/http_load.sh).
+# The firmware's flash and RAM: scripts/embedded.sh.
 #
 # Usage: scripts/bench.sh                          full: N = 10 000 and 1 000 000
 #        PICOMCP_BENCH_QUICK=1 scripts/bench.sh    CI:   short criterion runs, N = 10 000 and 100 000
@@ -78,7 +80,19 @@ step "stdio throughput ($mode)"
 printf '%s\n' "${results[@]}"
 
 if command -v valgrind >/dev/null; then
+    step "scripts/list_cost.sh: instructions per stdio request (ping, the four lists, a hit)"
+    scripts/list_cost.sh
+    step "scripts/stdio_cost.sh: the stdio mix against the echo server (instructions, req/s, RSS)"
+    scripts/stdio_cost.sh
+    step "scripts/registry_scale.sh: a hit with 5 to 5,000 tools, paging, argument and schema size"
+    scripts/registry_scale.sh
     step "scripts/http_cost.sh: instructions per HTTP request (bookshop, canned hyper server, the mapping)"
     scripts/http_cost.sh
+else
+    echo "bench: valgrind not installed: the instruction counts are skipped"
+fi
+if command -v wrk >/dev/null || [ "$(id -u)" = 0 ]; then
+    step "scripts/http_load.sh: HTTP req/s against the canned hyper server, same run (installs wrk)"
+    scripts/http_load.sh
 fi
 step "done in $(( $(date +%s) - started )) s"
