@@ -21,7 +21,7 @@ use crate::error::ClientCapability;
 use crate::mcp::{ClientCapabilities, LogLevel, ProtocolVersion};
 use crate::seal::Binding;
 use crate::wire::emit::{ValueWriter, Writer};
-use crate::wire::json::{JsonStr, Kind, Value};
+use crate::wire::json::{Kind, Value};
 
 /// Receives complete notification messages (one JSON line each, `\n`
 /// included) as handlers emit them.
@@ -312,11 +312,6 @@ impl<'r> Mrtr<'r> {
         let value = self.responses?.get(key)?;
         (value.kind() == Kind::Object).then_some(InputResponse { value })
     }
-}
-
-/// The string value of a `requestState` member, raw (for in-place decoding).
-pub(crate) fn state_raw<'a>(params: &Value<'a>) -> Option<Result<JsonStr<'a>, ()>> {
-    params.get("requestState").map(|v| v.as_str().ok_or(()))
 }
 
 /// A registration: a static descriptor paired with its handler function

@@ -19,9 +19,58 @@ pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 /// The `_meta` key carrying the server identity on 2026-07-28 results.
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
-/// Whether a request's `params._meta` carries the envelope's version key.
-pub(crate) fn is_enveloped(meta: Option<Value<'_>>) -> bool {
-    meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).is_some()
+/// A request's `params._meta` and the members of it the core reads (the
+/// first of each, as `Value::get` would find), from one walk over it.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct MetaKeys<'a> {
+    /// `params._meta` itself (any kind).
+    pub(crate) meta: Option<Value<'a>>,
+    pub(crate) version: Option<Value<'a>>,
+    pub(crate) caps: Option<Value<'a>>,
+    pub(crate) level: Option<Value<'a>>,
+    /// `progressToken`.
+    pub(crate) progress: Option<Value<'a>>,
+}
+
+impl<'a> MetaKeys<'a> {
+    /// The keys of `meta` (`params._meta`; none unless it is an object).
+    #[inline]
+    pub(crate) fn of(meta: Option<Value<'a>>) -> Self {
+        match meta {
+            None => MetaKeys::default(),
+            Some(m) => Self::of_meta(m),
+        }
+    }
+
+    fn of_meta(m: Value<'a>) -> Self {
+        let meta = Some(m);
+        let mut found = [None; 4];
+        {
+            Value::find_keys(
+                &mut m.members(),
+                &[
+                    PROTOCOL_VERSION_KEY,
+                    CLIENT_CAPABILITIES_KEY,
+                    "progressToken",
+                    LOG_LEVEL_KEY,
+                ],
+                &mut found,
+            );
+        }
+        let [version, caps, progress, level] = found;
+        MetaKeys {
+            meta,
+            version,
+            caps,
+            level,
+            progress,
+        }
+    }
+
+    /// Whether `params._meta` carries the envelope's version key.
+    pub(crate) fn is_enveloped(&self) -> bool {
+        self.version.is_some()
+    }
 }
 
 /// The era a request opens: the first request of a stream connection, or
@@ -99,15 +148,18 @@ const MISSING: &str = "params._meta is missing the required envelope key(s): ";
 /// supported versions; an enveloped one speaks 2026-07-28 itself, so it
 /// climbs the ladder like any request and is then answered as the method
 /// that revision removed (`-32601`).
+///
+/// `keys`: the request's `params._meta` and its members ([`MetaKeys::of`]).
 pub(crate) fn check<'a>(
     is_initialize: bool,
     params: Option<Value<'a>>,
+    keys: &MetaKeys<'a>,
     claimed: bool,
 ) -> Result<Modern, Fault<'a>> {
     // On a modern connection an `initialize` is refused (`-32022`): unless
     // the transport claims 2026-07-28 for an enveloped one (HTTP), which is
     // then a request for a method that revision removed.
-    if is_initialize && !(claimed && is_enveloped(params.and_then(|p| p.get("_meta")))) {
+    if is_initialize && !(claimed && keys.is_enveloped()) {
         let requested = params
             .and_then(|p| p.get("protocolVersion"))
             .and_then(|v| v.as_str());
@@ -121,10 +173,7 @@ pub(crate) fn check<'a>(
             )
         });
     }
-    let Some(meta) = params
-        .and_then(|p| p.get("_meta"))
-        .filter(|m| m.kind() == Kind::Object)
-    else {
+    if !keys.meta.is_some_and(|m| m.kind() == Kind::Object) {
         return Err(fault(
             INVALID_PARAMS,
             &[
@@ -136,18 +185,8 @@ pub(crate) fn check<'a>(
             ],
         ));
     };
-    // The envelope's keys (the first of each), in one walk of `_meta`.
-    let (mut version, mut caps, mut level) = (None, None, None);
-    for (key, v) in meta.members() {
-        if version.is_none() && key.eq_str(PROTOCOL_VERSION_KEY) {
-            version = Some(v);
-        } else if caps.is_none() && key.eq_str(CLIENT_CAPABILITIES_KEY) {
-            caps = Some(v);
-        } else if level.is_none() && key.eq_str(LOG_LEVEL_KEY) {
-            level = Some(v);
-        }
-    }
-    let (version, caps) = match (version, caps) {
+    let level = keys.level;
+    let (version, caps) = match (keys.version, keys.caps) {
         (Some(v), Some(c)) => (v, c),
         (None, None) => {
             return Err(fault(
@@ -223,9 +262,19 @@ mod tests {
     use super::*;
     use crate::error::UNSUPPORTED_PROTOCOL_VERSION;
 
+    /// [`check`] of `params` (its `_meta` found by `Value::get`).
+    fn check_p<'a>(
+        is_initialize: bool,
+        params: Option<Value<'a>>,
+        claimed: bool,
+    ) -> Result<Modern, Fault<'a>> {
+        let keys = MetaKeys::of(params.and_then(|p| p.get("_meta")));
+        check(is_initialize, params, &keys, claimed)
+    }
+
     fn run(params: &[u8]) -> Result<Modern, (i32, std::string::String, bool)> {
         let v = Value::parse(params, &crate::wire::json::Limits::DEFAULT).unwrap();
-        check(false, Some(v), false).map_err(|f| {
+        check_p(false, Some(v), false).map_err(|f| {
             (
                 f.code.get(),
                 std::format!("{}", f.message),
@@ -308,7 +357,7 @@ mod tests {
             &crate::wire::json::Limits::DEFAULT,
         )
         .unwrap();
-        let f = check(true, Some(v), false).unwrap_err();
+        let f = check_p(true, Some(v), false).unwrap_err();
         assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(
             f.requested.flatten().map(|r| r.raw()),
@@ -338,21 +387,21 @@ mod tests {
         let enveloped = parse(
             br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
         );
-        assert!(check(true, Some(enveloped), true).is_ok());
+        assert!(check_p(true, Some(enveloped), true).is_ok());
         // On a stream's modern connection it is refused, enveloped or not.
-        let f = check(true, Some(enveloped), false).unwrap_err();
+        let f = check_p(true, Some(enveloped), false).unwrap_err();
         assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         let bad_version = parse(
             br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}"#,
         );
-        let f = check(true, Some(bad_version), true).unwrap_err();
+        let f = check_p(true, Some(bad_version), true).unwrap_err();
         assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(
             f.requested.flatten().map(|r| r.raw()),
             Some(&b"2099-01-01"[..])
         );
         // Without the envelope it is handshake traffic: -32022 first.
-        let f = check(true, None, true).unwrap_err();
+        let f = check_p(true, None, true).unwrap_err();
         assert_eq!(f.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert!(matches!(f.requested, Some(None)));
     }

@@ -371,11 +371,18 @@ impl ClientCapabilities {
 
 /// Client capabilities declared in an object (`initialize` or the envelope).
 pub(crate) fn client_capabilities(caps: Value<'_>) -> ClientCapabilities {
-    ClientCapabilities {
-        roots: caps.get("roots").is_some(),
-        sampling: caps.get("sampling").is_some(),
-        elicitation: caps.get("elicitation").is_some(),
+    let mut c = ClientCapabilities::default();
+    // One walk over the members (often none).
+    for (key, _) in caps.members() {
+        if key.eq_str("roots") {
+            c.roots = true;
+        } else if key.eq_str("sampling") {
+            c.sampling = true;
+        } else if key.eq_str("elicitation") {
+            c.elicitation = true;
+        }
     }
+    c
 }
 
 /// How long a result may be cached, and by whom (2026-07-28 `ttlMs` and

@@ -135,7 +135,7 @@ impl<S> Server<'_, S> {
                         };
                         let name = tool.descriptor.name.as_bytes();
                         let mrtr = match params
-                            .map(|p| self.mrtr_spans(&info, &p, whole, "tools/call", name, args))
+                            .map(|_| self.mrtr_spans(&info, whole, "tools/call", name, args))
                         {
                             Some(Ok(spans)) => spans,
                             _ => break 'call resp.invalid_params(),

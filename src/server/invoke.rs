@@ -308,11 +308,11 @@ pub(super) struct Ran {
 
 impl<'s, S> Server<'s, S> {
     /// Phase-1 MRTR lookups (2026-07-28 only): the binding a `requestState`
-    /// must match, and where the state and `inputResponses` are.
+    /// must match, and where the state and `inputResponses` are (found by
+    /// the request's one walk over its `params`).
     pub(super) fn mrtr_spans<'k>(
         &self,
         info: &RequestInfo<'_>,
-        params: &Value<'_>,
         frame: &[u8],
         method: &'static str,
         name: &'k [u8],
@@ -336,12 +336,13 @@ impl<'s, S> Server<'s, S> {
             expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
             subject: info.subject.map(|s| s.0),
         });
-        let state = match crate::context::state_raw(params) {
+        let found =
+            |r: &Option<Range<usize>>| r.clone().and_then(|r| frame.get(r)).map(Value::trusted);
+        let state = match found(&info.named.state) {
             None => None,
-            Some(Ok(s)) => Some(span(frame, s.raw())),
-            Some(Err(())) => return Err(()),
+            Some(v) => Some(span(frame, v.as_str().ok_or(())?.raw())),
         };
-        let responses = match params.get("inputResponses") {
+        let responses = match found(&info.named.responses) {
             None => None,
             Some(v) if v.is_null() => None,
             Some(v) if v.kind() == Kind::Object => Some(span(frame, v.raw())),
@@ -595,7 +596,8 @@ mod tests {
         let v = Value::trusted(
             br#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"error"}}"#,
         );
-        let modern = crate::mcp::envelope::check(false, Some(v), false).unwrap();
+        let keys = crate::mcp::envelope::MetaKeys::of(v.get("_meta"));
+        let modern = crate::mcp::envelope::check(false, Some(v), &keys, false).unwrap();
         let on = RequestInfo::modern(modern, true, facts(), None);
         assert!(on.is_modern());
         assert_eq!(on.version(), ProtocolVersion::V2026_07_28);

@@ -72,11 +72,12 @@ pub(super) fn decode_spans<const N: usize>(
     split_spans(frame, spans).map(|region| region.and_then(|r| json::unescape_str_in_place(r).ok()))
 }
 
-/// The progress token of a request (`params._meta.progressToken`), as written.
+/// The progress token of a request (`params._meta.progressToken`, found by
+/// [`MetaKeys`](crate::mcp::envelope::MetaKeys)), as written.
 pub(super) fn progress_token(
-    meta: Option<Value<'_>>,
+    token: Option<Value<'_>>,
 ) -> Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>> {
-    let token = meta?.get("progressToken")?;
+    let token = token?;
     let ok = match token.kind() {
         Kind::String => true,
         Kind::Number => token.as_number().is_some_and(|n| n.is_integer_literal()),
@@ -88,55 +89,62 @@ pub(super) fn progress_token(
     heapless::Vec::from_slice(token.raw()).ok()
 }
 
-/// `_meta`, `name` and `arguments` of a request's `params` (the first of
-/// each, as `Value::get` would find), from one walk over its members.
+/// `_meta`, `name`, `arguments`, `requestState` and `inputResponses` of a
+/// request's `params` (the first of each, as `Value::get` would find), from
+/// one walk over its members.
 #[derive(Clone, Copy, Default)]
 pub(super) struct ParamsScan<'a> {
     pub(super) meta: Option<Value<'a>>,
     pub(super) name: Option<Value<'a>>,
     pub(super) arguments: Option<Value<'a>>,
+    pub(super) state: Option<Value<'a>>,
+    pub(super) responses: Option<Value<'a>>,
 }
 
 impl<'a> ParamsScan<'a> {
     /// From `members`, the members of `params`.
     pub(super) fn of(members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>) -> Self {
-        let mut scan = ParamsScan::default();
-        for (key, value) in members {
-            // Raw bytes first (a key without an escape is its own text).
-            let slot = match key.raw() {
-                b"_meta" => &mut scan.meta,
-                b"name" => &mut scan.name,
-                b"arguments" => &mut scan.arguments,
-                raw if !raw.contains(&b'\\') => continue,
-                _ if key.eq_str("_meta") => &mut scan.meta,
-                _ if key.eq_str("name") => &mut scan.name,
-                _ if key.eq_str("arguments") => &mut scan.arguments,
-                _ => continue,
-            };
-            if slot.is_none() {
-                *slot = Some(value);
-            }
+        let mut found = [None; 5];
+        Value::find_keys(
+            members,
+            &[
+                "_meta",
+                "name",
+                "arguments",
+                "requestState",
+                "inputResponses",
+            ],
+            &mut found,
+        );
+        let [meta, name, arguments, state, responses] = found;
+        ParamsScan {
+            meta,
+            name,
+            arguments,
+            state,
+            responses,
         }
-        scan
     }
 }
 
-/// Where `name` and `arguments` of `params` are in the frame.
+/// Where `name`, `arguments`, `requestState` and `inputResponses` of
+/// `params` are in the frame.
 #[derive(Clone, Default)]
 pub(super) struct NamedSpans {
     pub(super) name: Option<Range<usize>>,
     pub(super) arguments: Option<Range<usize>>,
+    pub(super) state: Option<Range<usize>>,
+    pub(super) responses: Option<Range<usize>>,
 }
 
 /// The `params` of `tools/call` and `prompts/get`: `name` (a string) and
 /// `arguments` (an object, or absent/null); `None` when malformed.
-#[allow(clippy::type_complexity)]
 pub(super) fn named_call<'f>(
     frame: &'f [u8],
     params: Option<Range<usize>>,
     named: &NamedSpans,
-) -> Option<(Value<'f>, JsonStr<'f>, Option<Value<'f>>)> {
-    let params = Value::trusted(frame.get(params?)?);
+) -> Option<(JsonStr<'f>, Option<Value<'f>>)> {
+    frame.get(params?)?;
     let name = Value::trusted(frame.get(named.name.clone()?)?).as_str()?;
     let arguments = match named.arguments.clone() {
         Some(r) => Some(Value::trusted(frame.get(r)?)),
@@ -148,7 +156,7 @@ pub(super) fn named_call<'f>(
         Some(a) if a.kind() == Kind::Object => Some(a),
         Some(_) => return None,
     };
-    Some((params, name, args))
+    Some((name, args))
 }
 
 #[cfg(test)]
@@ -242,7 +250,9 @@ mod tests {
 
     #[test]
     fn progress_tokens_strings_and_integers_only() {
-        let meta = |raw: &'static [u8]| Some(Value::trusted(raw));
+        let meta = |raw: &'static [u8]| {
+            crate::mcp::envelope::MetaKeys::of(Some(Value::trusted(raw))).progress
+        };
         assert_eq!(
             progress_token(meta(br#"{"progressToken":"t1"}"#)).as_deref(),
             Some(&br#""t1""#[..])

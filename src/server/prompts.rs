@@ -72,7 +72,7 @@ impl<'s, S> Server<'s, S> {
         params: Option<Range<usize>>,
     ) -> Result<(usize, PromptSpans, Option<Binding<'s>>), Refusal<'f>> {
         const N: usize = MAX_PROMPT_ARGUMENTS + 2;
-        let Some((params, name, args)) = named_call(frame, params, info.named()) else {
+        let Some((name, args)) = named_call(frame, params, info.named()) else {
             return Err(Refusal::InvalidParams);
         };
         let Some(at) = self
@@ -108,7 +108,7 @@ impl<'s, S> Server<'s, S> {
         }
         let args_raw = args.map_or(&b"{}"[..], |a| a.raw());
         let name: &'s [u8] = prompt_name(self.prompts, at);
-        let Ok(mrtr) = self.mrtr_spans(info, &params, frame, "prompts/get", name, args_raw) else {
+        let Ok(mrtr) = self.mrtr_spans(info, frame, "prompts/get", name, args_raw) else {
             return Err(Refusal::InvalidParams);
         };
         let [.., state, responses] = &mut spans;

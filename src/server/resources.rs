@@ -31,8 +31,7 @@ impl<S> Server<'_, S> {
             let Some(uri) = params.get("uri").and_then(|v| v.as_str()) else {
                 return resp.invalid_params();
             };
-            let Ok(mrtr) = self.mrtr_spans(&info, &params, frame, "resources/read", b"", uri.raw())
-            else {
+            let Ok(mrtr) = self.mrtr_spans(&info, frame, "resources/read", b"", uri.raw()) else {
                 return resp.invalid_params();
             };
             (span(frame, uri.raw()), mrtr)

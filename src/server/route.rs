@@ -290,7 +290,7 @@ impl<S> Server<'_, S> {
                 None => ParamsScan::of(&mut p.members()),
             },
         };
-        let meta = scan.meta;
+        let keys = envelope::MetaKeys::of(scan.meta);
         // Shortens the sink's trait-object lifetime to this request's scope
         // (so it can share one with a retry's answers).
         #[allow(clippy::needless_match)]
@@ -299,14 +299,16 @@ impl<S> Server<'_, S> {
             None => None,
         };
         let facts = RequestFacts {
-            progress: progress_token(meta),
+            progress: progress_token(keys.progress),
             notify,
             named: NamedSpans {
                 name: scan.name.map(|v| span(frame, v.raw())),
                 arguments: scan.arguments.map(|v| span(frame, v.raw())),
+                state: scan.state.map(|v| span(frame, v.raw())),
+                responses: scan.responses.map(|v| span(frame, v.raw())),
             },
         };
-        let enveloped = envelope::is_enveloped(meta);
+        let enveloped = keys.is_enveloped();
         let is_initialize = method == Method::Initialize;
         // The first request decides the connection's era, once.
         if matches!(conn, Connection::Fresh) {
@@ -336,7 +338,7 @@ impl<S> Server<'_, S> {
             Connection::Modern => {
                 resp.stamp = Some(&self.info);
                 let claimed = origin == Origin::ClaimedModern;
-                let mut info = match envelope::check(is_initialize, params, claimed) {
+                let mut info = match envelope::check(is_initialize, params, &keys, claimed) {
                     Ok(modern) => RequestInfo::modern(modern, self.logging, facts, subject),
                     Err(fault) => return resp.fault(fault),
                 };

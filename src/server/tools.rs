@@ -68,8 +68,7 @@ impl<S> Server<'_, S> {
         let version = info.version();
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
         let (tool, args_span, mrtr) = {
-            let Some((params, name, given)) = named_call(frame, params_span.clone(), info.named())
-            else {
+            let Some((name, given)) = named_call(frame, params_span.clone(), info.named()) else {
                 return resp.invalid_params();
             };
             let Some(tool) = self.find_tool(name, version) else {
@@ -94,8 +93,7 @@ impl<S> Server<'_, S> {
                 return self.defer_tool(tool, info, frame, params_span, given, resp);
             }
             let name = tool.descriptor.name.as_bytes();
-            let Ok(mrtr) = self.mrtr_spans(&info, &params, frame, "tools/call", name, args.raw())
-            else {
+            let Ok(mrtr) = self.mrtr_spans(&info, frame, "tools/call", name, args.raw()) else {
                 return resp.invalid_params();
             };
             (tool, given.map(|a| span(frame, a.raw())), mrtr)

@@ -110,6 +110,29 @@ impl<'a> Value<'a> {
         self.members().find(|(k, _)| k.eq_str(key)).map(|(_, v)| v)
     }
 
+    /// The values of the first members whose decoded keys equal `keys` (none
+    /// of which holds a backslash), into `found` (in the order of `keys`),
+    /// from one walk over `members` (an object's, or an
+    /// [`Outline`](super::Outline)'s record of them).
+    pub(crate) fn find_keys(
+        members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>,
+        keys: &[&str],
+        found: &mut [Option<Value<'a>>],
+    ) {
+        for (key, value) in members {
+            // A key without an escape is its own text: raw bytes first.
+            let mut at = keys.iter().position(|k| key.raw == k.as_bytes());
+            if at.is_none() && key.raw.contains(&b'\\') {
+                at = keys.iter().position(|k| key.eq_str(k));
+            }
+            if let Some(slot) = at.and_then(|i| found.get_mut(i))
+                && slot.is_none()
+            {
+                *slot = Some(value);
+            }
+        }
+    }
+
     /// Iterator over the `(key, value)` members of an object, in order
     /// (duplicates included); empty if this is not an object.
     #[must_use]
