@@ -7,7 +7,7 @@ use core::ops::Range;
 
 use super::Server;
 use super::out::{Data, Out, Wrote};
-use super::params::{NamedSpans, span};
+use super::params::{NamedSpans, Span, span};
 use super::session::{Ready, Session, Subject};
 use super::waiting::NoRoom;
 use crate::context::{Ctx, MAX_PROGRESS_TOKEN, Mrtr, Notify, Track};
@@ -336,8 +336,7 @@ impl<'s, S> Server<'s, S> {
             expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
             subject: info.subject.map(|s| s.0),
         });
-        let found =
-            |r: &Option<Range<usize>>| r.clone().and_then(|r| frame.get(r)).map(Value::trusted);
+        let found = |r: &Option<Span>| r.and_then(|r| r.get(frame)).map(Value::trusted);
         let state = match found(&info.named.state) {
             None => None,
             Some(v) => Some(span(frame, v.as_str().ok_or(())?.raw())),

@@ -128,13 +128,35 @@ impl<'a> ParamsScan<'a> {
 }
 
 /// Where `name`, `arguments`, `requestState` and `inputResponses` of
-/// `params` are in the frame.
+/// `params` are in the frame (as `u32` offsets: it rides in every
+/// request's facts, moved several times).
 #[derive(Clone, Default)]
 pub(super) struct NamedSpans {
-    pub(super) name: Option<Range<usize>>,
-    pub(super) arguments: Option<Range<usize>>,
-    pub(super) state: Option<Range<usize>>,
-    pub(super) responses: Option<Range<usize>>,
+    pub(super) name: Option<Span>,
+    pub(super) arguments: Option<Span>,
+    pub(super) state: Option<Span>,
+    pub(super) responses: Option<Span>,
+}
+
+/// A compact span of the frame: start and end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Span(u32, u32);
+
+impl Span {
+    /// Where `part` (a sub-slice of `whole`) lies in `whole`; `None` past
+    /// 4 GiB.
+    pub(super) fn of(whole: &[u8], part: &[u8]) -> Option<Span> {
+        let r = span(whole, part);
+        Some(Span(
+            u32::try_from(r.start).ok()?,
+            u32::try_from(r.end).ok()?,
+        ))
+    }
+
+    /// The bytes of `frame` it covers.
+    pub(super) fn get(self, frame: &[u8]) -> Option<&[u8]> {
+        frame.get(self.0 as usize..self.1 as usize)
+    }
 }
 
 /// The `params` of `tools/call` and `prompts/get`: `name` (a string) and
@@ -145,9 +167,9 @@ pub(super) fn named_call<'f>(
     named: &NamedSpans,
 ) -> Option<(JsonStr<'f>, Option<Value<'f>>)> {
     frame.get(params?)?;
-    let name = Value::trusted(frame.get(named.name.clone()?)?).as_str()?;
-    let arguments = match named.arguments.clone() {
-        Some(r) => Some(Value::trusted(frame.get(r)?)),
+    let name = Value::trusted(named.name?.get(frame)?).as_str()?;
+    let arguments = match named.arguments {
+        Some(r) => Some(Value::trusted(r.get(frame)?)),
         None => None,
     };
     let args = match arguments {

@@ -8,7 +8,7 @@ use super::invoke::{Asking, RequestFacts, RequestInfo};
 use super::list::List;
 use super::out::Answer;
 use super::out::{Data, Out, Wrote, answer_writer, finish};
-use super::params::{NamedSpans, ParamsScan, progress_token, span};
+use super::params::{NamedSpans, ParamsScan, Span, progress_token, span};
 use super::waiting::{NoRoom, WaitingView};
 use super::{Connection, Origin, Server, Session, Subject};
 use crate::changes::Subscriber;
@@ -302,10 +302,10 @@ impl<S> Server<'_, S> {
             progress: progress_token(keys.progress),
             notify,
             named: NamedSpans {
-                name: scan.name.map(|v| span(frame, v.raw())),
-                arguments: scan.arguments.map(|v| span(frame, v.raw())),
-                state: scan.state.map(|v| span(frame, v.raw())),
-                responses: scan.responses.map(|v| span(frame, v.raw())),
+                name: scan.name.and_then(|v| Span::of(frame, v.raw())),
+                arguments: scan.arguments.and_then(|v| Span::of(frame, v.raw())),
+                state: scan.state.and_then(|v| Span::of(frame, v.raw())),
+                responses: scan.responses.and_then(|v| Span::of(frame, v.raw())),
             },
         };
         let enveloped = keys.is_enveloped();
