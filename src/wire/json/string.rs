@@ -70,9 +70,7 @@ impl<'a> JsonStr<'a> {
         // never shorter than the decoded one: a shorter raw text cannot be
         // equal, and one of equal length only if it has no escape at all.
         if self.raw.len() == s.len() {
-            // (Equal bytes: an escape in them is one in `s`, often a
-            // constant the check folds away.)
-            self.raw == s.as_bytes() && s.bytes().all(|b| b != b'\\')
+            self.raw == s.as_bytes() && self.raw.iter().all(|&b| b != b'\\')
         } else {
             // Longer raw text: equal only through an escape, and its first
             // character is either an escape or the same byte.
