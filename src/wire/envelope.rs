@@ -93,36 +93,30 @@ pub(crate) fn parse_members<'a>(
             reason: "a message must be a JSON object",
         });
     }
-    let mut jsonrpc = None;
-    let mut id: Option<Value<'_>> = None;
-    let mut method = None;
-    let mut params = None;
+    // The members that matter, by position: the first four are kept (and
+    // must not repeat), `result` and `error` only mark a response.
+    const KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+    let mut kept: [Option<Value<'a>>; 4] = [None; 4];
     let mut result = false;
     let mut dup = false;
     for (key, v) in members {
         // Raw bytes first: a key without an escape is its own text (the
-        // common case, one comparison); one with an escape is decoded.
-        let slot = match key.raw() {
-            b"jsonrpc" => &mut jsonrpc,
-            b"id" => &mut id,
-            b"method" => &mut method,
-            b"params" => &mut params,
-            raw if !raw.contains(&b'\\') => {
-                result |= raw == b"result" || raw == b"error";
-                continue;
+        // common case); one with an escape is decoded.
+        let raw = key.raw();
+        let mut at = KEYS.iter().position(|k| raw == k.as_bytes());
+        if at.is_none() && raw.contains(&b'\\') {
+            at = KEYS.iter().position(|k| key.eq_str(k));
+        }
+        match at.map(|i| (i, kept.get_mut(i))) {
+            Some((_, Some(slot))) => {
+                dup |= slot.is_some();
+                *slot = Some(v);
             }
-            _ if key.eq_str("jsonrpc") => &mut jsonrpc,
-            _ if key.eq_str("id") => &mut id,
-            _ if key.eq_str("method") => &mut method,
-            _ if key.eq_str("params") => &mut params,
-            _ => {
-                result |= key.eq_str("result") || key.eq_str("error");
-                continue;
-            }
-        };
-        dup |= slot.is_some();
-        *slot = Some(v);
+            Some((_, None)) => result = true,
+            None => {}
+        }
     }
+    let [jsonrpc, id, method, params] = kept;
     let id_ok = id.and_then(|v| match v.kind() {
         Kind::String => Some(Id { raw: v.raw() }),
         // A validated number without fraction or exponent (what
