@@ -297,6 +297,7 @@ fn check_number<'s, 'a>(k: &'s Keywords<'s>, v: &Value<'a>, walk: &mut Walk<'s, 
     true
 }
 
+#[inline(never)] // its kept members only on the stack of an object's level
 fn check_object<'s: 'a, 'a>(
     s: &'s Schema<'s>,
     v: &Value<'a>,

@@ -82,9 +82,10 @@ fn get_bit(stack: &[u8; STACK_BYTES], idx: usize) -> bool {
 /// The first problem found, as a [`JsonError`] (limit violations are the
 /// variants for which [`JsonError::is_limit`] is true).
 pub fn validate(input: &[u8], limits: &Limits) -> Result<(), JsonError> {
-    // The outlining validator, its outline unused: one copy of the
-    // validation loop in a firmware image instead of two.
-    validate_outlined(input, limits, &mut Outline::new())
+    // The outlining validator with no outline to record: one copy of the
+    // validation loop in a firmware image, and no outline's 336 bytes on
+    // the stack (a tool's structured output is checked deep in a call).
+    validate_in(input, limits, None)
 }
 
 /// [`validate`], also recording the [`Outline`] of a top-level object.
@@ -94,6 +95,14 @@ pub(crate) fn validate_outlined(
     outline: &mut Outline,
 ) -> Result<(), JsonError> {
     outline.reset();
+    validate_in(input, limits, Some(outline))
+}
+
+fn validate_in(
+    input: &[u8],
+    limits: &Limits,
+    outline: Option<&mut Outline>,
+) -> Result<(), JsonError> {
     if limits.max_items == u32::MAX {
         run_validate(input, limits, None, outline)
     } else {
@@ -105,7 +114,7 @@ pub(crate) fn validate_outlined(
 fn validate_counting(
     input: &[u8],
     limits: &Limits,
-    outline: &mut Outline,
+    outline: Option<&mut Outline>,
 ) -> Result<(), JsonError> {
     let mut counts = [0u32; MAX_DEPTH as usize];
     run_validate(input, limits, Some(&mut counts), outline)
@@ -115,7 +124,7 @@ fn run_validate(
     input: &[u8],
     limits: &Limits,
     mut counts: Counts<'_>,
-    rec: &mut Outline,
+    mut rec: Option<&mut Outline>,
 ) -> Result<(), JsonError> {
     let max_depth = usize::from(if limits.max_depth > MAX_DEPTH {
         MAX_DEPTH
@@ -156,7 +165,9 @@ fn run_validate(
                         count_first(&mut counts, depth - 1, max_items)?;
                         if is_obj {
                             let (key_end, value) = scan_key(input, pos, max_str)?;
-                            rec.member(depth, pos, key_end, value);
+                            if let Some(rec) = rec.as_deref_mut() {
+                                rec.member(depth, pos, key_end, value);
+                            }
                             pos = value;
                         }
                         continue;
@@ -173,7 +184,9 @@ fn run_validate(
 
         // A value just ended at `pos`: close containers / find the next one.
         loop {
-            rec.value_end(depth, pos);
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.value_end(depth, pos);
+            }
             pos = skip_ws(input, pos);
             if depth == 0 {
                 return if pos < input.len() {
@@ -190,7 +203,9 @@ fn run_validate(
                     pos = skip_ws(input, pos + 1);
                     if is_obj {
                         let (key_end, value) = scan_key(input, pos, max_str)?;
-                        rec.member(depth, pos, key_end, value);
+                        if let Some(rec) = rec.as_deref_mut() {
+                            rec.member(depth, pos, key_end, value);
+                        }
                         pos = value;
                     }
                     break;
