@@ -29,22 +29,24 @@ export CARGO_TARGET_DIR=$tdir
 # schema's value keywords behind one pointer (schema::Keywords), structs
 # from objects only in wire::de, byte-wise searches instead of char
 # patterns, and one out-of-line copy of code that was inlined at every
-# call (Ctx::drop, Value::members, split_spans, ...). 2026-12-06: 72,376 B
-# (+160 B: the stack work below); issue 19's target is 56 KiB. See the
-# README footprint section.
+# call (Ctx::drop, Value::members, split_spans, ...). 2026-12-05: 72,376 B
+# (+160 B: the stack work below); 73,036 B (73,588 B with defmt) after the
+# speed work of issue 19 (one walk of params and _meta, key tables);
+# issue 19's target is 56 KiB. See the README footprint section.
 FLASH_BUDGET=${FLASH_BUDGET:-73728}
 # The async build (bookshop-firmware-async: async handlers, the async serve
 # loop, a two-task executor) measured 85,436 B (issue 17), 79,824 B after
 # the size work of 2026-12-05, and 70,204 B once serve_async_tools no
 # longer reached the waiting-call and subscription code (which it does not
 # use): the same 72 KiB as the blocking builds; 70,724 B once the handler
-# families' calls went out of line (2026-12-06): 70 KiB.
+# families' calls went out of line (2026-12-05): 70 KiB.
 ASYNC_FLASH_BUDGET=${ASYNC_FLASH_BUDGET:-71680}
 # RAM: 16 KiB until 2026-12-05 (12,700 B used: 7,340 static + 5,360 peak
 # stack); issue 19's 12 KiB since the deepest calls stopped carrying each
 # other's frames (handler families and a tool's answer out of line, one
 # inlined dispatch, structured content checked out of line): 12,116 B
-# (12,124 B with defmt) on 2026-12-06.
+# (12,124 B with defmt) on 2026-12-05; later that day 12,228 B (12,236 B
+# with defmt) after the speed work of issue 19 and the stack won back.
 RAM_BUDGET=${RAM_BUDGET:-12288}
 # The async build keeps its futures on the stack (the serve loop's state
 # across awaits): 14,448 B, then 13,768 B (4,752 static + 9,016 peak
