@@ -223,19 +223,29 @@ async fn dns_rebinding_is_refused() {
     );
 }
 
+/// A service that awaits `ShopAsync`'s handlers.
+fn async_service() -> McpService<Shop> {
+    McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .build()
+}
+
+/// `slow`'s answer, awaited.
+async fn slow_answered(call: Response<McpBody>) {
+    let (status, _, body) = text(call).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("hello from an async tool"), "{body}");
+}
+
 #[tokio::test]
 async fn async_tool_is_awaited_on_the_calls_thread() {
-    let mcp = McpService::builder(&SERVER)
-        .async_handlers(&ShopAsync)
-        .build();
+    let mcp = async_service();
     // Eight at once: each awaits its timer, none holds a thread.
     let calls: Vec<_> = (0..8)
         .map(|_| tokio::spawn(mcp.clone().oneshot(modern_call("slow"))))
         .collect();
     for call in calls {
-        let (status, _, body) = text(call.await.unwrap().unwrap()).await;
-        assert_eq!(status, StatusCode::OK);
-        assert!(body.contains("hello from an async tool"), "{body}");
+        slow_answered(call.await.unwrap().unwrap()).await;
     }
 }
 
@@ -243,18 +253,14 @@ async fn async_tool_is_awaited_on_the_calls_thread() {
 /// stream: the handler's future is dropped where it awaits, not run on.
 #[tokio::test]
 async fn a_client_that_goes_away_drops_the_async_handlers_future() {
-    let mcp = McpService::builder(&SERVER)
-        .async_handlers(&ShopAsync)
-        .build();
+    let mcp = async_service();
     let call = tokio::spawn(mcp.clone().oneshot(modern_call("hang")));
     Hangs::until(&HANG.started, 1, "the handler never started").await;
     assert_eq!(HANG.dropped.load(Ordering::SeqCst), 0);
     call.abort(); // the response future is dropped: the client has gone
     Hangs::until(&HANG.dropped, 1, "the handler's future was not dropped").await;
     // The service goes on serving async calls.
-    let (status, _, body) = text(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
-    assert_eq!(status, StatusCode::OK);
-    assert!(body.contains("hello from an async tool"), "{body}");
+    slow_answered(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
 }
 
 /// Handshake era: `notifications/cancelled` in another POST of the session
@@ -262,9 +268,7 @@ async fn a_client_that_goes_away_drops_the_async_handlers_future() {
 /// Another session's cancel of the same id does not touch it.
 #[tokio::test]
 async fn a_cancelled_async_call_is_dropped_and_not_answered() {
-    let mcp = McpService::builder(&SERVER)
-        .async_handlers(&ShopAsync)
-        .build();
+    let mcp = async_service();
     let session = open_session(&mcp).await;
     let other = open_session(&mcp).await;
     let call = r#"{"jsonrpc":"2.0","id":"c-7","method":"tools/call","params":{"name":"hang_cancelled","arguments":{}}}"#;
@@ -319,20 +323,34 @@ async fn async_tool_without_async_handlers_is_32603() {
     assert!(body.contains(r#""code":-32603"#), "{body}");
 }
 
-/// The next data frame of a response body, within 5 s.
-#[tokio::test]
-async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
-    let mcp = McpService::new(&SERVER);
+/// A session that declares elicitation, and its call of `ask`: the
+/// session's id and the call's response.
+async fn ask_in_a_session(mcp: &McpService<Shop>) -> (String, Response<McpBody>) {
     let init = INIT.replace(
         r#""capabilities":{}"#,
         r#""capabilities":{"elicitation":{}}"#,
     );
-    let id = open_session_with(&mcp, &init).await;
+    let id = open_session_with(mcp, &init).await;
     let r = mcp
         .clone()
         .oneshot(post(call_body("ask", false), Some(&id)))
         .await
         .unwrap();
+    (id, r)
+}
+
+/// The client's acceptance of the input request `asked`.
+fn accept(asked: &serde_json::Value) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#,
+        asked["id"]
+    )
+}
+
+#[tokio::test]
+async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
+    let mcp = McpService::new(&SERVER);
+    let (id, r) = ask_in_a_session(&mcp).await;
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     assert_eq!(r.headers()["cache-control"], "no-cache");
@@ -350,10 +368,7 @@ async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
 
     // The client's answer is its own POST (202); the call's answer comes on
     // the held stream, which then ends.
-    let answer = format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#,
-        asked["id"]
-    );
+    let answer = accept(&asked);
     let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
     assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
     let done = event(&next_frame(&mut stream).await.unwrap());
@@ -373,16 +388,7 @@ async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream(
             ..Config::default()
         })
         .build();
-    let init = INIT.replace(
-        r#""capabilities":{}"#,
-        r#""capabilities":{"elicitation":{}}"#,
-    );
-    let id = open_session_with(&mcp, &init).await;
-    let r = mcp
-        .clone()
-        .oneshot(post(call_body("ask", false), Some(&id)))
-        .await
-        .unwrap();
+    let (id, r) = ask_in_a_session(&mcp).await;
     let mut stream = r.into_body();
     let asked = event(&next_frame(&mut stream).await.unwrap());
     assert_eq!(asked["method"], "elicitation/create");
@@ -407,10 +413,7 @@ async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream(
     assert_eq!(done["error"]["code"], -32603);
     assert_eq!(next_frame(&mut stream).await, None);
     // The client's late answer is ignored.
-    let answer = format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#,
-        asked["id"]
-    );
+    let answer = accept(&asked);
     let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
     assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
 }
