@@ -595,15 +595,12 @@ impl<'a, S> Http<'a, S> {
             let subscribing = view.method.is_some_and(|m| {
                 m.eq_str("resources/subscribe") || m.eq_str("resources/unsubscribe")
             });
-            let cancelling = view
-                .method
-                .is_some_and(|m| m.eq_str("notifications/cancelled"));
             return self.handshake(
                 sessions,
                 random,
                 waiting,
                 streams,
-                (subscribing, cancelling),
+                subscribing,
                 &seen,
                 body,
                 &outline,
@@ -632,18 +629,15 @@ impl<'a, S> Http<'a, S> {
         let listen = method.is_some_and(|m| m.eq_str("subscriptions/listen"));
         let mut listen_slot = None;
         if let Some(streams) = streams.as_deref_mut() {
-            if method.is_some_and(|m| m.eq_str("notifications/cancelled")) {
-                // Ends a listen stream of this endpoint: its result goes there.
-                let request = json::Value::trusted(body)
-                    .get("params")
-                    .and_then(|p| p.get("requestId"))
-                    .map(|v| v.raw());
-                if let Some(at) = request.and_then(|id| streams.listen_with_request(id)) {
-                    streams.mark_ending(at);
-                    let mut r = Response::empty(202);
-                    r.poll_streams = true;
-                    return r;
-                }
+            // A notification (no id) may be a cancellation: one that
+            // names a listen of this endpoint ends it, its result there.
+            if view.id.is_none()
+                && let Some(at) = cancelled_in(body).and_then(|id| streams.listen_with_request(id))
+            {
+                streams.mark_ending(at);
+                let mut r = Response::empty(202);
+                r.poll_streams = true;
+                return r;
             }
             if listen {
                 let mut id = SessionId([0; 16]);
@@ -771,7 +765,7 @@ impl<'a, S> Http<'a, S> {
         random: &mut R,
         waiting: Option<&mut Waiting<N, B>>,
         streams: Option<&mut Streams<M, K, U>>,
-        (subscribing, cancelling): (bool, bool),
+        subscribing: bool,
         headers: &Seen<'_>,
         body: &mut [u8],
         outline: &Outline,
@@ -860,10 +854,14 @@ impl<'a, S> Http<'a, S> {
             return Response::empty(202);
         }
         match waiting_view.and_then(|v| v.event) {
-            None if cancelling => {
-                // Not a waiting call's: perhaps an async call the adapter runs.
+            // Nothing answered and no waiting call's: a cancellation may
+            // name an async call the adapter runs.
+            None if answer.len == 0 => {
                 let mut r = respond(out, answer, Status::Handshake);
-                r.cancels = cancelled_id(body);
+                r.cancels = cancelled_in(body).and_then(|id| {
+                    let start = (id.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+                    Some((start, start + id.len()))
+                });
                 r
             }
             None => respond(out, answer, Status::Handshake),
@@ -900,14 +898,14 @@ impl<'a, S> Http<'a, S> {
 const WAITED_TOO_LONG: &str =
     "cannot wait for the client's input: no answer within the waiting-call time limit";
 
-/// Where a `notifications/cancelled`'s `params.requestId` is in `body`.
-fn cancelled_id(body: &[u8]) -> Option<(usize, usize)> {
-    let id = json::Value::trusted(body)
-        .get("params")?
-        .get("requestId")?
-        .raw();
-    let start = (id.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
-    Some((start, start + id.len()))
+/// The request a body that is a `notifications/cancelled` names (its id as
+/// written), by the core's one reading of a cancellation
+/// ([`crate::mcp::cancelled_request`]).
+fn cancelled_in(body: &[u8]) -> Option<&[u8]> {
+    match crate::wire::envelope::parse(json::Value::trusted(body)) {
+        Ok(crate::wire::envelope::Envelope::Notification(n)) => crate::mcp::cancelled_request(&n),
+        _ => None,
+    }
 }
 
 fn delete<St>(sessions: &mut St, headers: &Seen<'_>, out: &mut [u8]) -> Response
