@@ -206,9 +206,14 @@ async fn oneshot_initialize_then_call() {
 #[tokio::test]
 async fn oneshot_stateless_call() {
     let mcp = McpService::new(&SERVER);
-    let (status, _, body) = text(mcp.oneshot(modern_call("hello")).await.unwrap()).await;
+    let r = mcp.oneshot(modern_call("hello")).await.unwrap();
+    // Only the core's answer: its size is exact, so hyper sends
+    // `Content-Length`, not chunks.
+    let exact = http_body::Body::size_hint(r.body()).exact();
+    let (status, _, body) = text(r).await;
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains("hello from a sync tool"), "{body}");
+    assert_eq!(exact, Some(body.len() as u64));
 }
 
 #[tokio::test]
@@ -352,6 +357,8 @@ async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
     let mcp = McpService::new(&SERVER);
     let (id, r) = ask_in_a_session(&mcp).await;
     assert_eq!(r.status(), StatusCode::OK);
+    // A held stream's length is not known.
+    assert_eq!(http_body::Body::size_hint(r.body()).exact(), None);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     assert_eq!(r.headers()["cache-control"], "no-cache");
     let mut stream = r.into_body();
