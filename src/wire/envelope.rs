@@ -100,14 +100,7 @@ pub(crate) fn parse_members<'a>(
     let mut result = false;
     let mut dup = false;
     for (key, v) in members {
-        // Raw bytes first: a key without an escape is its own text (the
-        // common case); one with an escape is decoded.
-        let raw = key.raw();
-        let mut at = KEYS.iter().position(|k| raw == k.as_bytes());
-        if at.is_none() && raw.contains(&b'\\') {
-            at = KEYS.iter().position(|k| key.eq_str(k));
-        }
-        match at.map(|i| (i, kept.get_mut(i))) {
+        match key.position_in(&KEYS).map(|i| (i, kept.get_mut(i))) {
             Some((_, Some(slot))) => {
                 dup |= slot.is_some();
                 *slot = Some(v);

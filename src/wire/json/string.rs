@@ -62,6 +62,19 @@ impl<'a> JsonStr<'a> {
         Chars { rest: self.raw }
     }
 
+    /// Which of `keys` (none holding a backslash) this is, decoded: raw
+    /// bytes first, since text without an escape is its own content; text
+    /// with one is decoded. The one key matcher of every walk that picks
+    /// members by name.
+    #[inline]
+    pub(crate) fn position_in(&self, keys: &[&str]) -> Option<usize> {
+        let mut at = keys.iter().position(|k| self.raw == k.as_bytes());
+        if at.is_none() && self.raw.contains(&b'\\') {
+            at = keys.iter().position(|k| self.eq_str(k));
+        }
+        at
+    }
+
     /// Decoded content equals `s` (no buffer needed).
     #[must_use]
     #[inline]

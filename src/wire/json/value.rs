@@ -120,12 +120,7 @@ impl<'a> Value<'a> {
         found: &mut [Option<Value<'a>>],
     ) {
         for (key, value) in members {
-            // A key without an escape is its own text: raw bytes first.
-            let mut at = keys.iter().position(|k| key.raw == k.as_bytes());
-            if at.is_none() && key.raw.contains(&b'\\') {
-                at = keys.iter().position(|k| key.eq_str(k));
-            }
-            if let Some(slot) = at.and_then(|i| found.get_mut(i))
+            if let Some(slot) = key.position_in(keys).and_then(|i| found.get_mut(i))
                 && slot.is_none()
             {
                 *slot = Some(value);
