@@ -133,9 +133,12 @@ fn run_validate(
     });
     let max_str = limits.max_string_len;
     let max_items = limits.max_items;
-    // Bit `d` set = the container at level `d` (0-based) is an object.
+    // Bit `d` set = the container at level `d` (0-based) is an object; the
+    // innermost open container's kind is `in_obj` (read at every value's
+    // end), the stack holds only the enclosing ones.
     let mut stack = [0u8; STACK_BYTES];
     let mut depth: usize = 0;
+    let mut in_obj = false;
     let mut pos = skip_ws(input, 0);
 
     // Invariant at the top of this loop: a value is expected at `pos`
@@ -149,8 +152,13 @@ fn run_validate(
                 if depth >= max_depth {
                     return Err(JsonError::TooDeep);
                 }
+                // The enclosing container's kind goes to the stack; the
+                // new one's is kept in `in_obj`.
+                if depth > 0 {
+                    set_bit(&mut stack, depth - 1, in_obj);
+                }
                 let is_obj = b == b'{';
-                set_bit(&mut stack, depth, is_obj);
+                in_obj = is_obj;
                 depth += 1;
                 pos = skip_ws(input, pos + 1);
                 let close = if is_obj { b'}' } else { b']' };
@@ -160,6 +168,7 @@ fn run_validate(
                         // Empty container: it is a complete value.
                         pos += 1;
                         depth -= 1;
+                        in_obj = depth > 0 && get_bit(&stack, depth - 1);
                     }
                     Some(_) => {
                         count_first(&mut counts, depth - 1, max_items)?;
@@ -195,7 +204,7 @@ fn run_validate(
                     Ok(())
                 };
             }
-            let is_obj = get_bit(&stack, depth - 1);
+            let is_obj = in_obj;
             match input.get(pos) {
                 None => return Err(JsonError::UnexpectedEnd),
                 Some(b',') => {
@@ -213,10 +222,12 @@ fn run_validate(
                 Some(b']') if !is_obj => {
                     pos += 1;
                     depth -= 1;
+                    in_obj = depth > 0 && get_bit(&stack, depth - 1);
                 }
                 Some(b'}') if is_obj => {
                     pos += 1;
                     depth -= 1;
+                    in_obj = depth > 0 && get_bit(&stack, depth - 1);
                 }
                 Some(_) => return Err(JsonError::UnexpectedByte { offset: pos }),
             }
