@@ -34,46 +34,14 @@ impl<'a> Body<'a> {
         if !view.object {
             return view;
         }
-        let mut params = None;
-        let first = |slot: &mut Option<Value<'a>>, v: Value<'a>| {
-            if slot.is_none() {
-                *slot = Some(v);
-            }
-        };
-        let mut method = None;
-        let mut top = |key: JsonStr<'a>, v: Value<'a>| {
-            if key.eq_str("method") {
-                first(&mut method, v);
-            } else if key.eq_str("id") {
-                first(&mut view.id, v);
-            } else if key.eq_str("params") {
-                first(&mut params, v);
-            }
-        };
-        match outline.members(body, None) {
-            Some(members) => members.for_each(|(k, v)| top(k, v)),
-            None => value.members().for_each(|(k, v)| top(k, v)),
-        }
+        let [_, id, method, params] = [0, 1, 2, 3].map(|i| outline.top(body, i));
+        view.id = id;
         view.method = method.and_then(|m| m.as_str());
-        let Some(params) = params.filter(|p| p.kind() == Kind::Object) else {
+        if params.is_none_or(|p| p.kind() != Kind::Object) {
             return view;
-        };
-        let mut inner = |key: JsonStr<'a>, v: Value<'a>| {
-            if key.eq_str("_meta") {
-                first(&mut view.meta, v);
-            } else if key.eq_str("name") {
-                first(&mut view.name, v);
-            } else if key.eq_str("uri") {
-                first(&mut view.uri, v);
-            } else if key.eq_str("arguments") {
-                first(&mut view.arguments, v);
-            }
-        };
-        let span = span_of(body, params.raw());
-        match outline.members(body, Some(span)) {
-            Some(members) => members.for_each(|(k, v)| inner(k, v)),
-            None => params.members().for_each(|(k, v)| inner(k, v)),
         }
+        let [meta, name, arguments, uri] = [0, 1, 2, 5].map(|i| outline.inner(body, i));
+        (view.meta, view.name, view.arguments, view.uri) = (meta, name, arguments, uri);
         // The envelope's two keys, in one walk of `_meta`.
         if let Some(meta) = view.meta {
             for (key, v) in meta.members() {
@@ -117,10 +85,4 @@ impl<'a> Body<'a> {
             .filter(|id| matches!(id.kind(), Kind::String | Kind::Number))
             .map(|id| id.raw())
     }
-}
-
-/// Where `part` (a sub-slice of `whole`) lies in `whole`.
-fn span_of(whole: &[u8], part: &[u8]) -> core::ops::Range<usize> {
-    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-    start..start + part.len()
 }

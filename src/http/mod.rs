@@ -577,7 +577,7 @@ impl<'a, S> Http<'a, S> {
             return Response::empty(400);
         }
         // The one validation of the body, under the server's limits.
-        let mut outline = Outline::new();
+        let mut outline = Outline::new(&crate::mcp::envelope::OUTLINE_KEYS);
         if let Err(e) = json::validate_outlined(body, self.server.json_limits(), &mut outline) {
             let answer = Server::<S>::parse_error(e, out);
             return respond(out, answer, Status::Fixed(400));

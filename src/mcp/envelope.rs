@@ -8,7 +8,7 @@
 use crate::error::{ErrorCode, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::mcp::{ClientCapabilities, Era, LogLevel, ProtocolVersion, client_capabilities};
 use crate::wire::emit::Writer;
-use crate::wire::json::{JsonStr, Kind, Value};
+use crate::wire::json::{JsonStr, Kind, Name, OutlineKeys, Value};
 
 /// `params._meta` key: the request's protocol version.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -18,6 +18,26 @@ pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabil
 pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 /// The `_meta` key carrying the server identity on 2026-07-28 results.
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The members of `params` the core and the HTTP mapping read, in the
+/// order of an [`Outline`]'s inner slots.
+pub(crate) const PARAMS_KEYS: [&str; 6] = [
+    "_meta",
+    "name",
+    "arguments",
+    "requestState",
+    "inputResponses",
+    "uri",
+];
+
+/// What a frame's one validation picks out: the message's members
+/// ([`MESSAGE_KEYS`](crate::wire::envelope::MESSAGE_KEYS)) and those of
+/// its `params` ([`PARAMS_KEYS`]).
+pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
+    top: &Name::all(crate::wire::envelope::MESSAGE_KEYS),
+    parent: crate::wire::envelope::PARAMS,
+    inner: &Name::all(PARAMS_KEYS),
+};
 
 /// A request's `params._meta` and the members of it the core reads (the
 /// first of each, as `Value::get` would find), from one walk over it.

@@ -122,6 +122,11 @@ impl<S> Server<'_, S> {
                 return Wrote::Nothing;
             };
             frame.copy_from_slice(request);
+            // Validated when it came in; again here for its outline.
+            let mut outline = crate::wire::json::Outline::new(&crate::mcp::envelope::OUTLINE_KEYS);
+            if crate::wire::json::validate_outlined(frame, &self.limits, &mut outline).is_err() {
+                return Wrote::Nothing;
+            }
             let answers = Mrtr {
                 binding: None,
                 state: state_len.and_then(|_| slot_bytes.get(request_len..state_end)),
@@ -130,7 +135,7 @@ impl<S> Server<'_, S> {
             self.message(
                 conn,
                 frame,
-                None,
+                &outline,
                 w,
                 notify,
                 Origin::Alone,

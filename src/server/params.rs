@@ -102,21 +102,11 @@ pub(super) struct ParamsScan<'a> {
 }
 
 impl<'a> ParamsScan<'a> {
-    /// From `members`, the members of `params`.
-    pub(super) fn of(members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>) -> Self {
-        let mut found = [None; 5];
-        Value::find_keys(
-            members,
-            &[
-                "_meta",
-                "name",
-                "arguments",
-                "requestState",
-                "inputResponses",
-            ],
-            &mut found,
-        );
-        let [meta, name, arguments, state, responses] = found;
+    /// From the outline of `frame`'s validation (its inner slots are
+    /// [`PARAMS_KEYS`](crate::mcp::envelope::PARAMS_KEYS)'s).
+    pub(super) fn of(frame: &'a [u8], outline: &json::Outline) -> Self {
+        let [meta, name, arguments, state, responses] =
+            [0, 1, 2, 3, 4].map(|i| outline.inner(frame, i));
         ParamsScan {
             meta,
             name,
@@ -259,15 +249,14 @@ mod tests {
 
     #[test]
     fn params_scan_takes_the_first_of_each() {
-        let v = Value::parse(
-            br#"{"name":"a","x":1,"_meta":{},"name":"b","arguments":{"k":2}}"#,
-            &json::Limits::DEFAULT,
-        )
-        .unwrap();
-        let scan = ParamsScan::of(&mut v.members());
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a","x":1,"_meta":{},"name":"b","arguments":{"k":2}}}"#;
+        let mut outline = json::Outline::new(&crate::mcp::envelope::OUTLINE_KEYS);
+        json::validate_outlined(frame, &json::Limits::DEFAULT, &mut outline).unwrap();
+        let scan = ParamsScan::of(frame, &outline);
         assert_eq!(scan.name.map(|n| n.raw()), Some(&br#""a""#[..]));
         assert_eq!(scan.meta.map(|m| m.raw()), Some(&b"{}"[..]));
         assert_eq!(scan.arguments.map(|a| a.raw()), Some(&br#"{"k":2}"#[..]));
+        assert!(scan.state.is_none() && scan.responses.is_none());
     }
 
     #[test]

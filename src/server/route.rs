@@ -41,7 +41,7 @@ impl<S> Server<'_, S> {
         {
             return Answer::NOTHING;
         }
-        let mut outline = json::Outline::new();
+        let mut outline = json::Outline::new(&envelope::OUTLINE_KEYS);
         match json::validate_outlined(frame, &self.limits, &mut outline) {
             Ok(()) => self.handle_outlined(
                 conn,
@@ -96,17 +96,7 @@ impl<S> Server<'_, S> {
             Wrote::Answer
         } else {
             self.message(
-                conn,
-                frame,
-                Some(outline),
-                &mut w,
-                notify,
-                origin,
-                waiting,
-                subs,
-                None,
-                subject,
-                defer,
+                conn, frame, outline, &mut w, notify, origin, waiting, subs, None, subject, defer,
             )
         };
         if matches!(wrote, Wrote::Deferred) {
@@ -176,10 +166,17 @@ impl<S> Server<'_, S> {
                 Some(n) => Some(&mut **n),
                 None => None,
             };
+            // The element's own outline: validated again (it is part of a
+            // valid frame, so this cannot fail), which keeps one reading of
+            // a message, from an outline, for every path in.
+            let mut outline = json::Outline::new(&envelope::OUTLINE_KEYS);
+            if json::validate_outlined(element, &self.limits, &mut outline).is_err() {
+                break;
+            }
             match self.message(
                 conn,
                 element,
-                None,
+                &outline,
                 w,
                 sink,
                 Origin::Batch,
@@ -219,8 +216,8 @@ impl<S> Server<'_, S> {
         }
     }
 
-    /// One JSON-RPC message (top level or a batch element). `outline`, when
-    /// given, is the [`json::Outline`] of exactly `frame`. `waiting`: where
+    /// One JSON-RPC message (top level or a batch element). `outline` is
+    /// the [`json::Outline`] of exactly `frame`. `waiting`: where
     /// calls that ask the client for input wait (handshake era); `retry`: this
     /// frame is such a call's original request, run again with the answers
     /// (then an `Asked` result is the caller's to park).
@@ -229,7 +226,7 @@ impl<S> Server<'_, S> {
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
-        outline: Option<&json::Outline>,
+        outline: &json::Outline,
         w: &mut Writer<'_>,
         notify: Option<&mut dyn Notify>,
         origin: Origin,
@@ -241,11 +238,7 @@ impl<S> Server<'_, S> {
     ) -> Wrote {
         let in_batch = origin == Origin::Batch;
         let value = Value::trusted(frame);
-        let parsed = match outline.and_then(|o| o.members(frame, None)) {
-            Some(mut members) => jsonrpc::parse_members(value, &mut members),
-            None => jsonrpc::parse(value),
-        };
-        let request = match parsed {
+        let request = match jsonrpc::parse_outlined(value, frame, outline) {
             Ok(Envelope::Request(r)) => r,
             // A client's answer to one of our requests: it may complete a
             // waiting call (unknown ids are ignored).
@@ -285,10 +278,7 @@ impl<S> Server<'_, S> {
         let params = request.params;
         let scan = match params {
             None => ParamsScan::default(),
-            Some(p) => match outline.and_then(|o| o.members(frame, Some(span(frame, p.raw())))) {
-                Some(mut members) => ParamsScan::of(&mut members),
-                None => ParamsScan::of(&mut p.members()),
-            },
+            Some(_) => ParamsScan::of(frame, outline),
         };
         let keys = envelope::MetaKeys::of(scan.meta);
         // Shortens the sink's trait-object lifetime to this request's scope

@@ -70,6 +70,14 @@ pub struct Invalid<'a> {
     pub reason: &'static str,
 }
 
+/// The members of a message that classify it, by position: the first four
+/// are kept (and must not repeat), `result` and `error` only mark a
+/// response. (The order an [`Outline`](crate::wire::json::Outline)'s top
+/// slots follow.)
+pub(crate) const MESSAGE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+/// `params`' place in [`MESSAGE_KEYS`].
+pub(crate) const PARAMS: usize = 3;
+
 /// Classify one validated JSON value.
 ///
 /// Rules: an object; `"jsonrpc": "2.0"`; `id` a string or an integer (not
@@ -77,30 +85,14 @@ pub struct Invalid<'a> {
 /// `params` an object, or `null`/absent (treated as absent); no member twice.
 /// An object with `result` or `error` and no `method` is a response.
 pub fn parse(value: Value<'_>) -> Result<Envelope<'_>, Invalid<'_>> {
-    parse_members(value, &mut value.members())
-}
-
-/// [`parse`], with the members of `value` given (as found by a
-/// [`json::Outline`](crate::wire::json::Outline)): they must be exactly
-/// `value.members()`.
-pub(crate) fn parse_members<'a>(
-    value: Value<'a>,
-    members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>,
-) -> Result<Envelope<'a>, Invalid<'a>> {
     if value.kind() != Kind::Object {
-        return Err(Invalid {
-            id: None,
-            reason: "a message must be a JSON object",
-        });
+        return Err(not_an_object());
     }
-    // The members that matter, by position: the first four are kept (and
-    // must not repeat), `result` and `error` only mark a response.
-    const KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
-    let mut kept: [Option<Value<'a>>; 4] = [None; 4];
+    let mut kept: [Option<Value<'_>>; 4] = [None; 4];
     let mut result = false;
     let mut dup = false;
-    for (key, v) in members {
-        match key.position_in(&KEYS).map(|i| (i, kept.get_mut(i))) {
+    for (key, v) in value.members() {
+        match key.position_in(&MESSAGE_KEYS).map(|i| (i, kept.get_mut(i))) {
             Some((_, Some(slot))) => {
                 dup |= slot.is_some();
                 *slot = Some(v);
@@ -109,6 +101,40 @@ pub(crate) fn parse_members<'a>(
             None => {}
         }
     }
+    classify(kept, result, dup)
+}
+
+/// [`parse`] of `value`, the whole of `frame`, whose validation recorded
+/// `outline` (its top slots are [`MESSAGE_KEYS`]'s): the members were
+/// picked out then.
+pub(crate) fn parse_outlined<'a>(
+    value: Value<'a>,
+    frame: &'a [u8],
+    outline: &crate::wire::json::Outline,
+) -> Result<Envelope<'a>, Invalid<'a>> {
+    if value.kind() != Kind::Object {
+        return Err(not_an_object());
+    }
+    let kept = [0, 1, 2, 3].map(|i| outline.top(frame, i));
+    let result = outline.top(frame, 4).is_some() || outline.top(frame, 5).is_some();
+    classify(kept, result, outline.repeated_top() & 0b1111 != 0)
+}
+
+fn not_an_object() -> Invalid<'static> {
+    Invalid {
+        id: None,
+        reason: "a message must be a JSON object",
+    }
+}
+
+/// The message of an object whose `jsonrpc`, `id`, `method` and `params`
+/// are `kept`; `result`: it has `result` or `error`; `dup`: one of the four
+/// appears twice.
+fn classify<'a>(
+    kept: [Option<Value<'a>>; 4],
+    result: bool,
+    dup: bool,
+) -> Result<Envelope<'a>, Invalid<'a>> {
     let [jsonrpc, id, method, params] = kept;
     let id_ok = id.and_then(|v| match v.kind() {
         Kind::String => Some(Id { raw: v.raw() }),

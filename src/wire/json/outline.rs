@@ -1,98 +1,205 @@
-//! The outline: the first two levels of members of a top-level object,
-//! recorded by the validation pass.
+//! The outline: the members of a top-level object, and of one of its
+//! members' object, that a caller names, picked out by the validation pass
+//! as it meets their keys.
 
 use super::string::JsonStr;
 use super::value::Value;
 
-/// Members recorded by an [`Outline`] (of the top-level object and of the
-/// objects that are its members' values).
-const OUTLINE_MEMBERS: usize = 16;
-
-/// One recorded member: offsets into the validated input.
-#[derive(Clone, Copy, Debug, Default)]
-struct OutlineMember {
-    /// Index of the depth-1 member whose value holds this one (depth 2), or
-    /// `u8::MAX` (depth 1).
-    parent: u8,
-    /// Key contents (inside the quotes).
-    key: (u32, u32),
-    value: (u32, u32),
+/// Keys an [`Outline`] records slots for: at most [`SLOTS`] per level.
+#[derive(Debug)]
+pub(crate) struct OutlineKeys {
+    /// Members of the top-level object.
+    pub(crate) top: &'static [Name],
+    /// Which of `top` holds the object whose members `inner` names.
+    pub(crate) parent: usize,
+    /// Members of that object.
+    pub(crate) inner: &'static [Name],
 }
 
-/// The first two levels of members of a validated top-level object, found
-/// by the validation pass itself, so the envelope and `params` can be read
-/// without walking the frame again. Up to 16 members; past that (or for
-/// anything but a top-level object) it is incomplete and readers walk the
-/// JSON as usual.
+/// A key an outline picks out: at most 16 bytes, no backslash; on 64-bit
+/// targets kept as two little-endian words too, so a key is told by
+/// comparing words (no `memcmp` call a member).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Name {
+    text: &'static str,
+    /// 64-bit targets only (speed); small ones compare bytes (flash).
+    #[cfg(target_pointer_width = "64")]
+    words: [u64; 2],
+}
+
+impl Name {
+    /// `text` as an outline's key. Panics (at compile time, in a `const`)
+    /// past 16 bytes or with a backslash.
+    pub(crate) const fn new(text: &'static str) -> Name {
+        assert!(text.len() <= 16, "an outline key has at most 16 bytes");
+        let mut words = [0u64; 2];
+        let mut rest = text.as_bytes();
+        let mut i = 0;
+        while let [b, tail @ ..] = rest {
+            assert!(*b != b'\\', "an outline key has no backslash");
+            let bits = (*b as u64) << (8 * (i % 8));
+            if i < 8 {
+                words[0] |= bits;
+            } else {
+                words[1] |= bits;
+            }
+            rest = tail;
+            i += 1;
+        }
+        Name {
+            text,
+            #[cfg(target_pointer_width = "64")]
+            words,
+        }
+    }
+
+    /// [`Name::new`] of each of `keys`.
+    // `i < N` indexes two arrays of `N` (and `get` is not `const`): no panic.
+    #[allow(clippy::indexing_slicing)]
+    pub(crate) const fn all<const N: usize>(keys: [&'static str; N]) -> [Name; N] {
+        let mut out = [Name::new(""); N];
+        let mut i = 0;
+        while i < N {
+            out[i] = Name::new(keys[i]);
+            i += 1;
+        }
+        out
+    }
+}
+
+/// Slots per level.
+pub(crate) const SLOTS: usize = 8;
+
+/// No slot open.
+const NONE: u8 = u8::MAX;
+
+/// Where the first member of each named key of a validated top-level
+/// object (and of its `parent` member's object) has its value, found by the
+/// validation pass itself: the envelope and `params` are read from slots,
+/// not by walking the frame again, and not by comparing each key with each
+/// name a second time. The first of a repeated key keeps its slot (what
+/// `Value::get` finds); the repetition is marked. Offsets are `u32` (the
+/// slots ride on the stack of every request): a member whose value ends
+/// past 4 GiB of input, far past any transport's limit, is not recorded.
 #[derive(Clone, Debug)]
 pub(crate) struct Outline {
-    members: [OutlineMember; OUTLINE_MEMBERS],
-    len: u8,
-    /// The last depth-1 member (parent of depth-2 members), if open.
-    top: Option<u8>,
-    /// Members recorded but whose value has not ended, per depth 1 and 2.
-    open: [Option<u8>; 2],
-    complete: bool,
+    keys: &'static OutlineKeys,
+    /// Value spans: `top`'s slots, then `inner`'s (`SLOTS` each).
+    values: [(u32, u32); 2 * SLOTS],
+    /// Slots filled (bit `i`: `values[i]`).
+    found: u16,
+    /// Keys met again after their slot was filled.
+    repeated: u16,
+    /// The slot whose value is open at depth 1 and 2, or [`NONE`].
+    open: [u8; 2],
+    /// The open depth-1 member is the first `parent`: depth-2 members are
+    /// its object's.
+    in_parent: bool,
 }
 
 impl Outline {
-    pub(crate) const fn new() -> Self {
+    pub(crate) const fn new(keys: &'static OutlineKeys) -> Self {
         Outline {
-            members: [OutlineMember {
-                parent: 0,
-                key: (0, 0),
-                value: (0, 0),
-            }; OUTLINE_MEMBERS],
-            len: 0,
-            top: None,
-            open: [None, None],
-            complete: true,
+            keys,
+            values: [(0, 0); 2 * SLOTS],
+            found: 0,
+            repeated: 0,
+            open: [NONE; 2],
+            in_parent: false,
         }
     }
 
-    /// Forget what was recorded (the members past `len` are never read, so
-    /// only the bookkeeping is cleared: cheaper than a new outline).
+    /// Forget what was recorded (slots not `found` are never read).
     pub(crate) fn reset(&mut self) {
-        self.len = 0;
-        self.top = None;
-        self.open = [None, None];
-        self.complete = true;
+        self.found = 0;
+        self.repeated = 0;
+        self.open = [NONE; 2];
+        self.in_parent = false;
     }
 
-    /// The members of the top-level object (`parent` `None`) or of the
-    /// object that is the value of a top-level member at `value` (its
-    /// offsets in `input`); `None` if the outline is incomplete or has no
-    /// such member.
-    pub(crate) fn members<'a>(
-        &self,
-        input: &'a [u8],
-        parent: Option<core::ops::Range<usize>>,
-    ) -> Option<impl Iterator<Item = (JsonStr<'a>, Value<'a>)> + use<'_, 'a>> {
-        if !self.complete {
+    /// The value of the first top-level member named `keys.top[i]`.
+    #[inline]
+    pub(crate) fn top<'a>(&self, input: &'a [u8], i: usize) -> Option<Value<'a>> {
+        self.slot(input, i)
+    }
+
+    /// The value of the first member named `keys.inner[i]` of the first
+    /// `parent` member's object.
+    #[inline]
+    pub(crate) fn inner<'a>(&self, input: &'a [u8], i: usize) -> Option<Value<'a>> {
+        self.slot(input, SLOTS + i)
+    }
+
+    /// Bit `i` set: `keys.top[i]` appears more than once.
+    pub(crate) fn repeated_top(&self) -> u16 {
+        self.repeated & ((1 << SLOTS) - 1)
+    }
+
+    #[inline]
+    fn slot<'a>(&self, input: &'a [u8], at: usize) -> Option<Value<'a>> {
+        if self.found & (1 << at) == 0 {
             return None;
         }
-        let recorded = self.members.get(..usize::from(self.len))?;
-        let parent = match parent {
-            None => u8::MAX,
-            Some(r) => {
-                let at = recorded.iter().position(|m| {
-                    m.parent == u8::MAX
-                        && (m.value.0 as usize, m.value.1 as usize) == (r.start, r.end)
-                })?;
-                u8::try_from(at).ok()?
-            }
-        };
-        Some(
-            recorded
-                .iter()
-                .filter(move |m| m.parent == parent)
-                .filter_map(move |m| {
-                    let key = input.get(m.key.0 as usize..m.key.1 as usize)?;
-                    let value = input.get(m.value.0 as usize..m.value.1 as usize)?;
-                    Some((JsonStr { raw: key }, Value { raw: value }))
-                }),
-        )
+        let &(start, end) = self.values.get(at)?;
+        Some(Value {
+            raw: input.get(start as usize..end as usize)?,
+        })
     }
+}
+
+/// Which of `names` the raw key `input[key..key_end]` is (raw bytes first:
+/// a key without an escape is its own content; only one with an escape is
+/// decoded).
+#[inline]
+fn pick(names: &[Name], input: &[u8], key: usize, key_end: usize) -> Option<usize> {
+    let raw = input.get(key..key_end).unwrap_or_default();
+    #[cfg(target_pointer_width = "64")]
+    let at = words_at(input, key, raw.len()).map(|words| {
+        names
+            .iter()
+            .position(|n| n.text.len() == raw.len() && n.words == words)
+    });
+    #[cfg(not(target_pointer_width = "64"))]
+    let at = Some(names.iter().position(|n| n.text.as_bytes() == raw));
+    if let Some(at) = at
+        && (at.is_some() || !raw.contains(&b'\\'))
+    {
+        return at;
+    }
+    let raw = JsonStr { raw };
+    names.iter().position(|n| raw.eq_str(n.text))
+}
+
+/// The `len` bytes at `input[at..]` as [`Name`]'s two words; `None` past 16
+/// bytes. Two word loads, masked, where the input has 16 bytes there.
+#[cfg(target_pointer_width = "64")]
+#[inline]
+fn words_at(input: &[u8], at: usize, len: usize) -> Option<[u64; 2]> {
+    if len > 16 {
+        return None;
+    }
+    let mask = |n: usize| match n {
+        0 => 0,
+        1..8 => (1u64 << (8 * n)) - 1,
+        _ => u64::MAX,
+    };
+    if let Some((lo, hi)) = input
+        .get(at..)
+        .and_then(|b| b.first_chunk::<16>())
+        .map(|b| b.split_at(8))
+        && let (Ok(lo), Ok(hi)) = (<[u8; 8]>::try_from(lo), <[u8; 8]>::try_from(hi))
+    {
+        return Some([
+            u64::from_le_bytes(lo) & mask(len),
+            u64::from_le_bytes(hi) & mask(len.saturating_sub(8)),
+        ]);
+    }
+    // The end of the input: byte by byte.
+    let mut words = [0u64; 2];
+    for (i, &b) in input.get(at..at + len)?.iter().enumerate() {
+        *words.get_mut(i / 8)? |= u64::from(b) << (8 * (i % 8));
+    }
+    Some(words)
 }
 
 /// What the validator tells the outline: members of objects at nesting
@@ -100,66 +207,61 @@ impl Outline {
 impl Outline {
     /// A member of an object at `depth` (1: the top-level object's): its
     /// key at `key..key_end` (quotes included), its value from `value`.
-    #[inline]
-    pub(super) fn member(&mut self, depth: usize, key: usize, key_end: usize, value: usize) {
-        if depth > 2 || !self.complete {
-            return;
-        }
-        let parent = if depth == 1 {
-            u8::MAX
-        } else {
-            match self.top {
-                Some(t) if self.open[0] == Some(t) => t,
-                // Members of an object that is not a top-level member's
-                // value (the top level is an array): not outlined.
-                _ => {
-                    self.complete = false;
-                    return;
-                }
+    #[inline(never)]
+    pub(super) fn member(
+        &mut self,
+        input: &[u8],
+        depth: usize,
+        key: usize,
+        key_end: usize,
+        value: usize,
+    ) {
+        let (names, base, level) = match depth {
+            1 => (self.keys.top, 0, 0),
+            2 if self.in_parent => (self.keys.inner, SLOTS, 1),
+            _ => return,
+        };
+        let mut open = NONE;
+        if let Some(i) = pick(names, input, key + 1, key_end.saturating_sub(1)) {
+            let at = base + i;
+            let bit = 1u16 << at;
+            if self.found & bit != 0 {
+                self.repeated |= bit;
+            } else if let (Some(slot), Ok(value)) = (self.values.get_mut(at), u32::try_from(value))
+            {
+                *slot = (value, value);
+                self.found |= bit;
+                open = at as u8;
             }
-        };
-        let (Ok(k0), Ok(k1), Ok(v0)) = (
-            u32::try_from(key + 1),
-            u32::try_from(key_end.saturating_sub(1)),
-            u32::try_from(value),
-        ) else {
-            self.complete = false;
-            return;
-        };
-        let index = self.len;
-        let Some(slot) = self.members.get_mut(usize::from(index)) else {
-            self.complete = false;
-            return;
-        };
-        *slot = OutlineMember {
-            parent,
-            key: (k0, k1),
-            value: (v0, v0),
-        };
-        self.len += 1;
-        if depth == 1 {
-            self.top = Some(index);
         }
-        if let Some(open) = self.open.get_mut(depth - 1) {
-            *open = Some(index);
+        if let Some(o) = self.open.get_mut(level) {
+            *o = open;
+        }
+        if level == 0 {
+            self.in_parent = open != NONE && usize::from(open) == self.keys.parent;
         }
     }
 
     /// A value inside a container at `depth` ended just before `pos`.
     #[inline]
     pub(super) fn value_end(&mut self, depth: usize, pos: usize) {
-        if depth == 0 || depth > 2 {
-            return;
-        }
-        let Some(open) = self.open.get_mut(depth - 1) else {
+        let level = match depth {
+            1 => 0,
+            2 => 1,
+            _ => return,
+        };
+        let Some(open) = self.open.get_mut(level) else {
             return;
         };
-        if let Some(index) = open.take()
-            && let Some(m) = self.members.get_mut(usize::from(index))
-        {
+        let at = core::mem::replace(open, NONE);
+        if level == 0 {
+            self.in_parent = false;
+        }
+        if let Some(slot) = self.values.get_mut(usize::from(at)) {
             match u32::try_from(pos) {
-                Ok(end) => m.value.1 = end,
-                Err(_) => self.complete = false,
+                Ok(end) => slot.1 = end,
+                // Past 4 GiB: not recorded (as if absent).
+                Err(_) => self.found &= !(1 << at),
             }
         }
     }
@@ -171,7 +273,6 @@ mod tests {
 
     use super::*;
     use crate::wire::json::{Limits, validate_outlined};
-    use std::format;
 
     /// A pseudo-random JSON value of bounded depth, with whitespace.
     fn rnd(x: &mut u64) -> u64 {
@@ -184,7 +285,8 @@ mod tests {
     fn random_json(x: &mut u64, depth: u32, out: &mut std::string::String) {
         let next = |x: &mut u64| rnd(x);
         let ws = ["", " ", "\n\t "];
-        let pick = next(x) % if depth == 0 { 4 } else { 6 };
+        // Objects (5, 6, 7) most often: their members are what is outlined.
+        let pick = next(x) % if depth == 0 { 4 } else { 8 };
         match pick {
             0 => out.push_str(["null", "true", "-1.5e3", "0"][(next(x) % 4) as usize]),
             1 => out
@@ -209,7 +311,16 @@ mod tests {
                     }
                     out.push_str(ws[(next(x) % 3) as usize]);
                     out.push_str(
-                        ["\"k\"", "\"name\"", "\"a\\\"b\"", "\"\""][(next(x) % 4) as usize],
+                        [
+                            "\"k\"",
+                            "\"name\"",
+                            "\"a\\\"b\"",
+                            "\"\"",
+                            "\"p\"",
+                            "\"id\"",
+                            "\"\\u006eame\"",
+                            "\"\\u0070\"",
+                        ][(next(x) % 8) as usize],
                     );
                     out.push_str(ws[(next(x) % 3) as usize]);
                     out.push(':');
@@ -222,10 +333,30 @@ mod tests {
         }
     }
 
+    static KEYS: OutlineKeys = OutlineKeys {
+        top: &[
+            Name::new("id"),
+            Name::new("name"),
+            Name::new("p"),
+            Name::new(""),
+        ],
+        parent: 2,
+        inner: &[Name::new("name"), Name::new("k"), Name::new("p")],
+    };
+
+    /// The first member of `v` whose decoded key is `name`, and whether
+    /// there is another.
+    fn first_of<'a>(v: &Value<'a>, name: &str) -> (Option<Value<'a>>, bool) {
+        let mut it = v.members().filter(|(k, _)| k.eq_str(name)).map(|(_, v)| v);
+        let first = it.next();
+        (first, it.next().is_some())
+    }
+
     #[test]
     fn outline_agrees_with_walking() {
         let mut x: u64 = 0x5eed_1234_abcd_9876;
-        let mut complete = 0;
+        let mut objects = 0;
+        let mut nested = 0;
         // Fewer under Miri, which is about a thousand times slower.
         let rounds = if cfg!(miri) { 60 } else { 3000 };
         for _ in 0..rounds {
@@ -233,43 +364,39 @@ mod tests {
             random_json(&mut x, 4, &mut text);
             text.push(' ');
             let input = text.as_bytes();
-            let mut outline = Outline::new();
+            let mut outline = Outline::new(&KEYS);
             validate_outlined(input, &Limits::DEFAULT, &mut outline).unwrap();
             let whole = Value::parse(input, &Limits::DEFAULT).unwrap();
-            let Some(top) = outline.members(input, None) else {
+            if whole.kind() != super::super::Kind::Object {
                 continue;
-            };
-            complete += 1;
-            let top: std::vec::Vec<_> = top.collect();
-            let want: std::vec::Vec<_> = whole.members().collect();
-            assert_eq!(top, want, "{text}");
-            for (_, v) in want {
-                let start = v.raw().as_ptr() as usize - input.as_ptr() as usize;
-                let children = outline
-                    .members(input, Some(start..start + v.raw().len()))
-                    .unwrap_or_else(|| panic!("{text}"));
-                let got: std::vec::Vec<_> = children.collect();
-                let want: std::vec::Vec<_> = v.members().collect();
-                assert_eq!(got, want, "{text}");
+            }
+            objects += 1;
+            let mut repeated = 0;
+            for (i, name) in KEYS.top.iter().enumerate() {
+                let (want, again) = first_of(&whole, name.text);
+                assert_eq!(outline.top(input, i), want, "{} in {text}", name.text);
+                repeated |= u16::from(again) << i;
+            }
+            assert_eq!(outline.repeated_top(), repeated, "{text}");
+            let parent = first_of(&whole, KEYS.top[KEYS.parent].text).0;
+            for (i, name) in KEYS.inner.iter().enumerate() {
+                let want = parent.and_then(|p| first_of(&p, name.text).0);
+                nested += usize::from(want.is_some());
+                assert_eq!(outline.inner(input, i), want, "{} in {text}", name.text);
             }
         }
-        assert!(
-            complete * 4 > rounds,
-            "{complete} of {rounds} outlines complete"
-        );
-        // Past 16 members, or members under a top-level array: incomplete.
-        let many = format!(
-            "{{{}}}",
-            (0..17)
-                .map(|i| format!("\"k{i}\":1"))
-                .collect::<std::vec::Vec<_>>()
-                .join(",")
-        );
-        let mut o = Outline::new();
-        validate_outlined(many.as_bytes(), &Limits::DEFAULT, &mut o).unwrap();
-        assert!(o.members(many.as_bytes(), None).is_none());
-        let batch = br#"[{"a":{"b":1}}]"#;
+        assert!(objects * 8 > rounds, "{objects} of {rounds} objects");
+        assert!(nested > rounds / 30, "{nested} nested members in {rounds}");
+        // Members under a top-level array, or under a later `p`: no slots.
+        let mut o = Outline::new(&KEYS);
+        let batch = br#"[{"id":{"name":1}}]"#;
         validate_outlined(batch, &Limits::DEFAULT, &mut o).unwrap();
-        assert!(o.members(batch, None).is_none());
+        assert!((0..4).all(|i| o.top(batch, i).is_none()));
+        assert!((0..3).all(|i| o.inner(batch, i).is_none()));
+        let two = br#"{"p":[{"k":1}],"p":{"k":2},"\u0070":3}"#;
+        validate_outlined(two, &Limits::DEFAULT, &mut o).unwrap();
+        assert_eq!(o.top(two, 2).map(|v| v.raw()), Some(&br#"[{"k":1}]"#[..]));
+        assert_eq!(o.inner(two, 1), None);
+        assert_eq!(o.repeated_top(), 1 << 2);
     }
 }

@@ -175,7 +175,7 @@ fn run_validate(
                         if is_obj {
                             let (key_end, value) = scan_key(input, pos, max_str)?;
                             if let Some(rec) = rec.as_deref_mut() {
-                                rec.member(depth, pos, key_end, value);
+                                rec.member(input, depth, pos, key_end, value);
                             }
                             pos = value;
                         }
@@ -213,7 +213,7 @@ fn run_validate(
                     if is_obj {
                         let (key_end, value) = scan_key(input, pos, max_str)?;
                         if let Some(rec) = rec.as_deref_mut() {
-                            rec.member(depth, pos, key_end, value);
+                            rec.member(input, depth, pos, key_end, value);
                         }
                         pos = value;
                     }
