@@ -45,6 +45,9 @@ pub const MAX_PROGRESS_TOKEN: usize = 64;
 /// the handler ends (finished reply, error, or early return).
 #[derive(Debug, Default)]
 pub(crate) struct Track {
+    /// Where the result body starts (an `input_required` answer rewinds
+    /// here): kept here, not in [`Ctx`], which moves with every `Reply`.
+    pub(crate) body_start: usize,
     pub(crate) len: usize,
     pub(crate) limit: usize,
     pub(crate) overflow: bool,
@@ -62,8 +65,6 @@ pub(crate) struct Track {
 /// Per-request context: the output writer and the notification path.
 pub(crate) struct Ctx<'r> {
     pub(crate) track: &'r mut Track,
-    /// Where the result body starts (an `input_required` answer rewinds here).
-    pub(crate) body_start: usize,
     pub(crate) finished: bool,
     pub(crate) input_required: bool,
     pub(crate) state_error: bool,
@@ -75,11 +76,16 @@ pub(crate) struct Ctx<'r> {
     /// The request's progress token, as written (at most
     /// [`MAX_PROGRESS_TOKEN`] bytes).
     pub(crate) progress_token: Option<&'r [u8]>,
-    pub(crate) last_progress: Option<u64>,
+    /// The last progress sent, when `progressed` (not an `Option<u64>`:
+    /// its tag would cost a word in a context that moves with every reply).
+    pub(crate) last_progress: u64,
+    pub(crate) progressed: bool,
     /// `None`: logging is off for this request.
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) notify: Option<&'r mut dyn Notify>,
     pub(crate) cancelled: bool,
+    /// A content block was written (`Content`'s, kept here).
+    pub(crate) blocks: bool,
 }
 
 impl Drop for Ctx<'_> {
@@ -131,7 +137,7 @@ impl<'r> Ctx<'r> {
         total: Option<u64>,
         message: Option<&str>,
     ) -> bool {
-        if self.last_progress.is_some_and(|last| progress <= last) {
+        if self.progressed && progress <= self.last_progress {
             return false;
         }
         let Some(token) = self.progress_token else {
@@ -153,7 +159,8 @@ impl<'r> Ctx<'r> {
             w.raw(b"}");
         });
         if sent {
-            self.last_progress = Some(progress);
+            self.last_progress = progress;
+            self.progressed = true;
         }
         sent
     }

@@ -57,7 +57,7 @@ pub struct InputRequired<'r> {
 
 impl<'r> InputRequired<'r> {
     pub(crate) fn new(mut ctx: Ctx<'r>) -> Self {
-        ctx.w.truncate(ctx.body_start);
+        ctx.w.truncate(ctx.track.body_start);
         ctx.w.raw(b"\"resultType\":\"input_required\"");
         ctx.input_required = true;
         Self {

@@ -424,10 +424,10 @@ impl<'s, S> Server<'s, S> {
             Some(n) => Some(n),
             None => None,
         };
+        track.body_start = body_start;
         Ctx {
             w: resp.w.reborrow(),
             track,
-            body_start,
             finished: false,
             input_required: false,
             state_error: false,
@@ -436,10 +436,12 @@ impl<'s, S> Server<'s, S> {
             client: info.client,
             version: info.version,
             progress_token: progress.as_deref(),
-            last_progress: None,
+            last_progress: 0,
+            progressed: false,
             log_level: info.log_level,
             notify,
             cancelled: false,
+            blocks: false,
         }
     }
 
@@ -547,7 +549,7 @@ mod tests {
             |mut ctx, seen| {
                 // The context is at the start of the result body, with the
                 // request's facts.
-                assert_eq!(ctx.w.len(), ctx.body_start);
+                assert_eq!(ctx.w.len(), ctx.track.body_start);
                 assert_eq!(ctx.version, ProtocolVersion::V2025_06_18);
                 assert!(ctx.client.elicitation && !ctx.client.sampling);
                 assert_eq!(ctx.log_level, None);
