@@ -8,7 +8,7 @@
 use crate::error::{ErrorCode, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::mcp::{ClientCapabilities, Era, LogLevel, ProtocolVersion, client_capabilities};
 use crate::wire::emit::Writer;
-use crate::wire::json::{JsonStr, Kind, Name, OutlineKeys, Value};
+use crate::wire::json::{JsonStr, Kind, Level, Name, OutlineKeys, Value};
 
 /// `params._meta` key: the request's protocol version.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -34,9 +34,9 @@ pub(crate) const PARAMS_KEYS: [&str; 6] = [
 /// ([`MESSAGE_KEYS`](crate::wire::envelope::MESSAGE_KEYS)) and those of
 /// its `params` ([`PARAMS_KEYS`]).
 pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
-    top: &Name::all(crate::wire::envelope::MESSAGE_KEYS),
+    top: Level::new(&Name::all(crate::wire::envelope::MESSAGE_KEYS)),
     parent: crate::wire::envelope::PARAMS,
-    inner: &Name::all(PARAMS_KEYS),
+    inner: Level::new(&Name::all(PARAMS_KEYS)),
 };
 
 /// A request's `params._meta` and the members of it the core reads (the

@@ -9,11 +9,65 @@ use super::value::Value;
 #[derive(Debug)]
 pub(crate) struct OutlineKeys {
     /// Members of the top-level object.
-    pub(crate) top: &'static [Name],
+    pub(crate) top: Level,
     /// Which of `top` holds the object whose members `inner` names.
     pub(crate) parent: usize,
     /// Members of that object.
-    pub(crate) inner: &'static [Name],
+    pub(crate) inner: Level,
+}
+
+/// One level's names, and a table from a key's first byte and length to
+/// the one name it can be: a key is told by one comparison, whatever the
+/// number of names.
+#[derive(Debug)]
+pub(crate) struct Level {
+    names: &'static [Name],
+    /// [`hash`] → the index of the name with that hash, or [`NONE`].
+    table: [u8; 16],
+    mult: u8,
+}
+
+impl Level {
+    /// The level of `names` (at most [`SLOTS`]). Panics (at compile time,
+    /// in a `static`) if no multiplier below 64 hashes them apart.
+    pub(crate) const fn new(names: &'static [Name]) -> Level {
+        assert!(names.len() <= SLOTS, "at most SLOTS names a level");
+        let mut mult = 1;
+        loop {
+            assert!(mult < 64, "no multiplier below 64 hashes these keys apart");
+            if let Some(table) = Self::table(names, mult) {
+                return Level { names, table, mult };
+            }
+            mult += 1;
+        }
+    }
+
+    /// The table of `names` under `mult`, if no two names share a hash.
+    // `hash` is below 16 and `i` below `names.len()`, at most 8: no panic
+    // (and `get` is not `const`).
+    #[allow(clippy::indexing_slicing)]
+    const fn table(names: &[Name], mult: u8) -> Option<[u8; 16]> {
+        let mut table = [NONE; 16];
+        let mut i = 0;
+        while i < names.len() {
+            let b = names[i].text.as_bytes();
+            let first = if b.is_empty() { 0 } else { b[0] };
+            let h = hash(first, b.len(), mult);
+            if table[h] != NONE {
+                return None;
+            }
+            table[h] = i as u8;
+            i += 1;
+        }
+        Some(table)
+    }
+}
+
+/// A key's place in a [`Level`]'s table: from its first byte (0 when
+/// empty) and its length.
+#[inline]
+const fn hash(first: u8, len: usize, mult: u8) -> usize {
+    (first as usize).wrapping_add(len.wrapping_mul(mult as usize)) % 16
 }
 
 /// A key an outline picks out: at most 16 bytes, no backslash; on 64-bit
@@ -147,27 +201,30 @@ impl Outline {
     }
 }
 
-/// Which of `names` the raw key `input[key..key_end]` is (raw bytes first:
-/// a key without an escape is its own content; only one with an escape is
-/// decoded).
+/// Which of `level`'s names the raw key `input[key..key_end]` is (raw bytes
+/// first: a key without an escape is its own content, told by one
+/// comparison with the one name its hash allows; only a key with an escape
+/// is decoded, and compared with each).
 #[inline]
-fn pick(names: &[Name], input: &[u8], key: usize, key_end: usize) -> Option<usize> {
+fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize> {
     let raw = input.get(key..key_end).unwrap_or_default();
-    #[cfg(target_pointer_width = "64")]
-    let at = words_at(input, key, raw.len()).map(|words| {
-        names
-            .iter()
-            .position(|n| n.text.len() == raw.len() && n.words == words)
-    });
-    #[cfg(not(target_pointer_width = "64"))]
-    let at = Some(names.iter().position(|n| n.text.as_bytes() == raw));
-    if let Some(at) = at
-        && (at.is_some() || !raw.contains(&b'\\'))
-    {
-        return at;
+    let h = hash(raw.first().copied().unwrap_or(0), raw.len(), level.mult);
+    let at = level.table.get(h).map_or(usize::MAX, |&i| usize::from(i));
+    if let Some(name) = level.names.get(at) {
+        #[cfg(target_pointer_width = "64")]
+        let same =
+            name.text.len() == raw.len() && words_at(input, key, raw.len()) == Some(name.words);
+        #[cfg(not(target_pointer_width = "64"))]
+        let same = name.text.as_bytes() == raw;
+        if same {
+            return Some(at);
+        }
+    }
+    if !raw.contains(&b'\\') {
+        return None;
     }
     let raw = JsonStr { raw };
-    names.iter().position(|n| raw.eq_str(n.text))
+    level.names.iter().position(|n| raw.eq_str(n.text))
 }
 
 /// The `len` bytes at `input[at..]` as [`Name`]'s two words; `None` past 16
@@ -217,8 +274,8 @@ impl Outline {
         value: usize,
     ) {
         let (names, base, level) = match depth {
-            1 => (self.keys.top, 0, 0),
-            2 if self.in_parent => (self.keys.inner, SLOTS, 1),
+            1 => (&self.keys.top, 0, 0),
+            2 if self.in_parent => (&self.keys.inner, SLOTS, 1),
             _ => return,
         };
         let mut open = NONE;
@@ -334,14 +391,9 @@ mod tests {
     }
 
     static KEYS: OutlineKeys = OutlineKeys {
-        top: &[
-            Name::new("id"),
-            Name::new("name"),
-            Name::new("p"),
-            Name::new(""),
-        ],
+        top: Level::new(&Name::all(["id", "name", "p", ""])),
         parent: 2,
-        inner: &[Name::new("name"), Name::new("k"), Name::new("p")],
+        inner: Level::new(&Name::all(["name", "k", "p"])),
     };
 
     /// The first member of `v` whose decoded key is `name`, and whether
@@ -372,14 +424,14 @@ mod tests {
             }
             objects += 1;
             let mut repeated = 0;
-            for (i, name) in KEYS.top.iter().enumerate() {
+            for (i, name) in KEYS.top.names.iter().enumerate() {
                 let (want, again) = first_of(&whole, name.text);
                 assert_eq!(outline.top(input, i), want, "{} in {text}", name.text);
                 repeated |= u16::from(again) << i;
             }
             assert_eq!(outline.repeated_top(), repeated, "{text}");
-            let parent = first_of(&whole, KEYS.top[KEYS.parent].text).0;
-            for (i, name) in KEYS.inner.iter().enumerate() {
+            let parent = first_of(&whole, KEYS.top.names[KEYS.parent].text).0;
+            for (i, name) in KEYS.inner.names.iter().enumerate() {
                 let want = parent.and_then(|p| first_of(&p, name.text).0);
                 nested += usize::from(want.is_some());
                 assert_eq!(outline.inner(input, i), want, "{} in {text}", name.text);
