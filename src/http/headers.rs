@@ -117,14 +117,35 @@ pub(super) fn trim(value: &str) -> &str {
     }
 }
 
-/// `name` is `lower` (a lowercase header name) in any ASCII case.
+/// `name` is `lower` (a lowercase ASCII header name) in any ASCII case:
+/// eight bytes at a time, the case bit ignored where `lower` has a letter.
 fn same_name(name: &str, lower: &str) -> bool {
-    name.len() == lower.len()
-        && name.bytes().zip(lower.bytes()).all(|(a, b)| {
-            // Only a letter has another case.
-            let fold = if b.is_ascii_lowercase() { 0x20 } else { 0 };
-            a | fold == b
-        })
+    let (a, b) = (name.as_bytes(), lower.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut wa, mut wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut wa).zip(&mut wb) {
+        let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
+        let y = word(y);
+        if word(x) | letter_bits(y) != y {
+            return false;
+        }
+    }
+    wa.remainder().iter().zip(wb.remainder()).all(|(&x, &y)| {
+        // Only a letter has another case.
+        let fold = if y.is_ascii_lowercase() { 0x20 } else { 0 };
+        x | fold == y
+    })
+}
+
+/// `0x20` in each byte of `y` (ASCII) that is a lowercase letter.
+fn letter_bits(y: u64) -> u64 {
+    const ONES: u64 = u64::MAX / 0xff;
+    // High bit: the byte is at least `a`; and not at least `{`.
+    let from_a = y.wrapping_add(ONES * (0x80 - u64::from(b'a')));
+    let past_z = y.wrapping_add(ONES * (0x80 - u64::from(b'{')));
+    (from_a & !past_z & (ONES * 0x80)) >> 2
 }
 
 /// A header value readable as text: tabs and visible ASCII only.
@@ -457,5 +478,40 @@ pub(super) fn name_matches(name: JsonStr<'_>, header: &str) -> bool {
                 && decodes_to(name, Base64Decoder::new(b64.as_bytes(), Alphabet::Standard))
         }
         None => name.eq_str(header),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word-at-a-time comparison agrees with `eq_ignore_ascii_case`
+    /// for every name the mapping reads: any case of each letter, and a
+    /// byte changed anywhere (by the case bit too, where that is no case).
+    #[test]
+    fn same_name_is_ascii_case_insensitive_equality() {
+        for (_, lower) in Name::ALL {
+            let mut variants = std::vec![lower.to_uppercase(), std::string::String::from(lower)];
+            for i in 0..lower.len() {
+                for flip in [0x20u8, 0x01, 0x40] {
+                    let mut b = lower.as_bytes().to_vec();
+                    b[i] ^= flip;
+                    if let Ok(s) = std::string::String::from_utf8(b) {
+                        variants.push(s);
+                    }
+                }
+                let mut b = lower.as_bytes().to_vec();
+                b[i] = b[i].to_ascii_uppercase();
+                variants.push(std::string::String::from_utf8(b).unwrap());
+            }
+            variants.push(std::format!("{lower}x"));
+            for v in &variants {
+                assert_eq!(
+                    same_name(v, lower),
+                    v.eq_ignore_ascii_case(lower),
+                    "{v:?} against {lower:?}"
+                );
+            }
+        }
     }
 }
