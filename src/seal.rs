@@ -56,20 +56,26 @@ const KEPT: usize = 32;
 
 /// The SHA-256 of a call's arguments ([`digest_json`]), taken when a state
 /// is sealed or opened (most calls do neither): arguments of at most 32
-/// bytes without their whitespace are kept as such and hashed then; longer
-/// ones are hashed at once (a handler may change the arguments in place
-/// before it seals a state).
+/// bytes, as written or without their whitespace, are kept and hashed then;
+/// longer ones are hashed at once (a handler may change the arguments in
+/// place before it seals a state).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ArgsDigest {
     /// The digest.
     Done([u8; 32]),
-    /// The arguments without their whitespace: `bytes[..len]`.
+    /// The arguments, as written or without their whitespace (the same
+    /// digest): `bytes[..len]`.
     Kept { len: u8, bytes: [u8; KEPT] },
 }
 
 impl ArgsDigest {
     pub(crate) fn of(raw: &[u8]) -> Self {
         let mut bytes = [0u8; KEPT];
+        // Short enough as written: a copy (whitespace goes when hashed).
+        if let (Some(dst), Ok(len)) = (bytes.get_mut(..raw.len()), u8::try_from(raw.len())) {
+            dst.copy_from_slice(raw);
+            return ArgsDigest::Kept { len, bytes };
+        }
         let mut len = 0;
         let fits = compact(raw, &mut |run| {
             let Some(dst) = bytes.get_mut(len..len + run.len()) else {
@@ -90,7 +96,7 @@ impl ArgsDigest {
         match self {
             ArgsDigest::Done(d) => *d,
             ArgsDigest::Kept { len, bytes } => {
-                Sha256::digest(bytes.get(..usize::from(*len)).unwrap_or_default()).into()
+                digest_json(bytes.get(..usize::from(*len)).unwrap_or_default())
             }
         }
     }
@@ -276,6 +282,8 @@ mod tests {
         for (raw, kept) in [
             (&b"{}"[..], true),
             (br#"{"title":"Dune"}"#, true),
+            // Kept as written (whitespace and all), hashed without it.
+            (br#"{ "t" : "a b" }"#, true),
             // 31 bytes without the whitespace outside strings.
             (br#" { "title" : "Du ne", "n": [1, 2] } "#, true),
             (br#"{"a":"\" }","b":"\\"}"#, true),
