@@ -786,3 +786,40 @@ proptest! {
         prop_assert_eq!(w.d, d);
     }
 }
+
+/// Keys the derive writes as JSON literals (`"name":`) and keys it leaves
+/// to the writer to escape (a quote, a backslash, a control character,
+/// non-ASCII) come out the same as any JSON writer's.
+#[derive(ToolOutput)]
+struct Keys {
+    plain: u8,
+    #[mcp(rename = "say \"hi\"")]
+    quoted: u8,
+    #[mcp(rename = "back\\slash")]
+    backslash: u8,
+    #[mcp(rename = "tab\there")]
+    tab: u8,
+    #[mcp(rename = "café")]
+    accent: u8,
+    #[mcp(rename = "with space-and:colon")]
+    spaced: u8,
+}
+
+#[test]
+fn output_keys_escaped_or_written_as_literals() {
+    let text = output_text(&Keys {
+        plain: 1,
+        quoted: 2,
+        backslash: 3,
+        tab: 4,
+        accent: 5,
+        spaced: 6,
+    });
+    assert_eq!(
+        text,
+        r#"{"plain":1,"say \"hi\"":2,"back\\slash":3,"tab\there":4,"café":5,"with space-and:colon":6}"#
+    );
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["say \"hi\""], 2);
+    assert_eq!(v["tab\there"], 4);
+}

@@ -30,7 +30,7 @@ use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Error, Fields, Result};
+use syn::{Data, DeriveInput, Error, Fields, LitStr, Result};
 
 use crate::attrs::{Member, parse_container_attrs, parse_field_attrs, wire_name};
 use crate::prompt::expand_prompt;
@@ -151,15 +151,24 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                     required.push(name.clone());
                 }
                 let fspan = field.ty.span();
+                // The key as JSON (`"name":`), written as is, when it needs
+                // no escape (else the writer escapes it at run time).
+                let member = match plain_json_key(&name) {
+                    Some(json) => {
+                        let json = LitStr::new(&json, fident.span());
+                        quote!(object.member_json(#json))
+                    }
+                    None => quote!(object.member(#name)),
+                };
                 writes.push(if optional {
                     quote_spanned! {fspan=>
                         if let ::core::option::Option::Some(value) = &self.#fident {
-                            ::picomcp::derive_support::WriteJson::write_json(value, object.member(#name));
+                            ::picomcp::derive_support::WriteJson::write_json(value, #member);
                         }
                     }
                 } else {
                     quote_spanned! {fspan=>
-                        ::picomcp::derive_support::WriteJson::write_json(&self.#fident, object.member(#name));
+                        ::picomcp::derive_support::WriteJson::write_json(&self.#fident, #member);
                     }
                 });
             }
@@ -263,4 +272,12 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
             }
         }
     })
+}
+
+/// `"key":`, when `key` is printable ASCII without `"` or `\\` (what the
+/// writer would write unescaped); `None` otherwise.
+fn plain_json_key(key: &str) -> Option<String> {
+    key.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+        .then(|| format!("\"{key}\":"))
 }

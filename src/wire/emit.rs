@@ -645,6 +645,20 @@ impl<'b> ObjectWriter<'_, 'b> {
         ValueWriter { w: self.w }
     }
 
+    /// [`member`](Self::member) with the key already written as JSON: its
+    /// quoted text and the colon (`"name":`), for keys known when the code
+    /// is compiled (the derives), so no key is checked for escapes at run
+    /// time.
+    #[doc(hidden)]
+    pub fn member_json(&mut self, quoted_key_colon: &'static str) -> ValueWriter<'_, 'b> {
+        if !self.first {
+            self.w.raw(b",");
+        }
+        self.first = false;
+        self.w.raw(quoted_key_colon.as_bytes());
+        ValueWriter { w: self.w }
+    }
+
     /// A string member.
     pub fn str(&mut self, key: &str, value: &str) -> &mut Self {
         self.member(key).str(value);
