@@ -248,10 +248,15 @@ impl<'b> Writer<'b> {
     pub fn string(&mut self, s: &str) {
         let bytes = s.as_bytes();
         if !self.string_mode && swar::plain_run(bytes) == bytes.len() {
-            // Nothing to escape: quote, bytes, quote.
-            self.put(b"\"");
-            self.put(bytes);
-            self.put(b"\"");
+            // Nothing to escape: quote, bytes, quote, in room taken once.
+            match self.room(bytes.len().saturating_add(2)) {
+                Some([open, inner @ .., close]) => {
+                    *open = b'"';
+                    copy_short(inner, bytes);
+                    *close = b'"';
+                }
+                _ => self.overflow = true,
+            }
             return;
         }
         self.raw(b"\"");
@@ -782,7 +787,9 @@ mod tests {
                 with(64, |w| w.string(piece)).unwrap(),
                 std::format!("\"{piece}\"")
             );
-            // One byte short: overflow, nothing half-written.
+            // Exactly the room it needs, and one byte short: overflow,
+            // nothing half-written.
+            assert!(with(n + 2, |w| w.string(piece)).is_ok());
             assert!(with(n + 1, |w| w.string(piece)).is_err());
         }
     }
