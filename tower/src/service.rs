@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -67,9 +68,11 @@ pub struct Config {
     /// elicitation, a sampling request, roots) waits for the answers of
     /// one round (default 300 s, at least 1 s): then its request is
     /// answered `-32603` on its stream and its waiting-call slot is given
-    /// back ([`Http::expire_waiting`], checked before each request), so a
-    /// client that never answers does not hold the slots other sessions
-    /// need.
+    /// back ([`Http::expire_waiting`]), so a client that never answers
+    /// does not hold the slots other sessions need. Checked before each
+    /// request, and by a sweep every half of it (at least every second, at
+    /// most every minute) that the first request starts on its runtime, so
+    /// such a call is answered even when no other request comes.
     pub wait_timeout: Duration,
 }
 
@@ -358,6 +361,45 @@ struct Inner<S: 'static> {
     start: Instant,
     /// The other replicas, when there are.
     peers: Option<Box<dyn Peers>>,
+    /// The waiting-call sweep was started.
+    sweeping: AtomicBool,
+}
+
+impl<S: 'static> Inner<S> {
+    /// Answer every call that waited past [`Config::wait_timeout`] for its
+    /// client, `-32603` on its held stream (which ends), and give its slot
+    /// back. `waiting` is the locked store; `out` a buffer for the answers.
+    fn expire_waiting(&self, waiting: &mut WaitingCalls, now: u64, out: &mut [u8]) {
+        let limit = self.config.wait_timeout.as_secs().max(1);
+        while let Some(r) = self.http.expire_waiting(waiting, now, limit, out) {
+            if let Some(delivery) = r.deliver
+                && let Some(tx) = lock(&self.held).remove(&delivery.call.0)
+            {
+                let _ = tx.send(Bytes::copy_from_slice(&out[..r.body_len]));
+            }
+        }
+    }
+}
+
+/// The waiting-call sweep: every `period`, what [`Inner::expire_waiting`]
+/// does before a request, for a service no request reaches; until the
+/// service is gone.
+async fn sweep<S: Sync + 'static>(inner: Weak<Inner<S>>, period: Duration) {
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // An answer is an error object with the call's id: the response cap
+    // holds it.
+    let mut out = Vec::new();
+    loop {
+        tick.tick().await;
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        out.resize(inner.config.max_response, 0);
+        let now = inner.start.elapsed().as_secs();
+        let mut waiting = lock(&inner.waiting);
+        inner.expire_waiting(&mut waiting, now, &mut out);
+    }
 }
 
 /// One MCP Streamable HTTP endpoint (both protocol eras) as a
@@ -516,6 +558,7 @@ impl<S: Sync + 'static> Builder<S> {
                 config: self.config,
                 start: Instant::now(),
                 peers: self.peers,
+                sweeping: AtomicBool::new(false),
             }),
         }
     }
@@ -677,6 +720,22 @@ impl<S: Sync + 'static> McpService<S> {
         self.inner.start.elapsed().as_secs()
     }
 
+    /// Start the waiting-call sweep once, on the runtime of the first
+    /// request; it ends with the last clone of the service.
+    fn start_sweep(&self) {
+        if self.inner.sweeping.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.inner.sweeping.store(false, Ordering::Relaxed);
+            return;
+        };
+        let period = (self.inner.config.wait_timeout / 2)
+            .clamp(Duration::from_secs(1), Duration::from_secs(60));
+        let inner = Arc::downgrade(&self.inner);
+        runtime.spawn(sweep(inner, period));
+    }
+
     /// Serve `message` (one JSON-RPC message of session `session`, relayed
     /// by another replica through [`Peers::relay`]) as if its client had
     /// POSTed it here, and drop the answer: a client's answer reaches the
@@ -708,6 +767,7 @@ impl<S: Sync + 'static> McpService<S> {
         B::Data: Send,
         B::Error: Into<BoxError>,
     {
+        self.start_sweep();
         self.serve_as(req, true).await
     }
 
@@ -794,18 +854,7 @@ impl<S: Sync + 'static> McpService<S> {
             // handler awaits.
             let mut sessions = Store(&*inner.sessions);
             let mut waiting = lock(&inner.waiting);
-            let limit = config.wait_timeout.as_secs().max(1);
-            while let Some(r) = inner
-                .http
-                .expire_waiting(&mut **waiting, now, limit, &mut out)
-            {
-                // Its answer on its stream, which ends.
-                if let Some(delivery) = r.deliver
-                    && let Some(tx) = lock(&inner.held).remove(&delivery.call.0)
-                {
-                    let _ = tx.send(Bytes::copy_from_slice(&out[..r.body_len]));
-                }
-            }
+            inner.expire_waiting(&mut waiting, now, &mut out);
             let mut streams = lock(&inner.streams);
             let begun = if inner.calls.is_some() {
                 inner.http.begin_streams(

@@ -425,6 +425,34 @@ async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream(
     assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
 }
 
+/// The same with no other request at all: the service's sweep answers the
+/// call once it waited too long, and its stream ends.
+#[tokio::test]
+async fn a_call_left_unanswered_is_answered_without_another_request() {
+    let mcp = McpService::builder(&SERVER)
+        .config(Config {
+            wait_timeout: Duration::from_secs(1),
+            ..Config::default()
+        })
+        .build();
+    let (_, r) = ask_in_a_session(&mcp).await;
+    let mut stream = r.into_body();
+    let asked = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(asked["method"], "elicitation/create");
+    // Not before the limit (the clock counts whole seconds)...
+    let early = tokio::time::timeout(Duration::from_millis(900), stream.frame()).await;
+    assert!(early.is_err(), "answered before its time");
+    // ...and within a few sweeps after it.
+    let done = tokio::time::timeout(Duration::from_secs(5), next_frame(&mut stream))
+        .await
+        .expect("the sweep answers the call")
+        .unwrap();
+    let done = event(&done);
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["error"]["code"], -32603);
+    assert_eq!(next_frame(&mut stream).await, None);
+}
+
 #[tokio::test]
 async fn a_sessions_get_stream_keeps_alive_and_ends_with_its_session() {
     let mcp = McpService::builder(&SERVER)
