@@ -99,20 +99,22 @@ pub(super) struct ParamsScan<'a> {
     pub(super) arguments: Option<Value<'a>>,
     pub(super) state: Option<Value<'a>>,
     pub(super) responses: Option<Value<'a>>,
+    pub(super) uri: Option<Value<'a>>,
 }
 
 impl<'a> ParamsScan<'a> {
     /// From the outline of `frame`'s validation (its inner slots are
     /// [`PARAMS_KEYS`](crate::mcp::envelope::PARAMS_KEYS)'s).
     pub(super) fn of(frame: &'a [u8], outline: &json::Outline) -> Self {
-        let [meta, name, arguments, state, responses] =
-            [0, 1, 2, 3, 4].map(|i| outline.inner(frame, i));
+        let [meta, name, arguments, state, responses, uri] =
+            [0, 1, 2, 3, 4, 5].map(|i| outline.inner(frame, i));
         ParamsScan {
             meta,
             name,
             arguments,
             state,
             responses,
+            uri,
         }
     }
 }
@@ -122,6 +124,8 @@ impl<'a> ParamsScan<'a> {
 /// request's facts, moved several times).
 #[derive(Clone, Default)]
 pub(super) struct NamedSpans {
+    /// What the request is about: `name` (`tools/call`, `prompts/get`), or
+    /// `uri` for `resources/read`.
     pub(super) name: Option<Span>,
     pub(super) arguments: Option<Span>,
     pub(super) state: Option<Span>,

@@ -25,10 +25,13 @@ impl<S> Server<'_, S> {
     ) -> Wrote {
         // Phase 1: find the URI string's raw bytes and the MRTR pieces.
         let (uri_span, mrtr) = {
-            let Some(params) = params.and_then(|r| frame.get(r)).map(Value::trusted) else {
-                return resp.invalid_params();
-            };
-            let Some(uri) = params.get("uri").and_then(|v| v.as_str()) else {
+            // `params.uri`, found by the request's one reading of `params`.
+            let uri = params
+                .and_then(|r| frame.get(r))
+                .and(info.named().name)
+                .and_then(|s| s.get(frame))
+                .and_then(|v| Value::trusted(v).as_str());
+            let Some(uri) = uri else {
                 return resp.invalid_params();
             };
             let Ok(mrtr) = self.mrtr_spans(&info, frame, "resources/read", b"", uri.raw()) else {

@@ -292,7 +292,11 @@ impl<S> Server<'_, S> {
             progress: progress_token(keys.progress),
             notify,
             named: NamedSpans {
-                name: scan.name.and_then(|v| Span::of(frame, v.raw())),
+                name: match method {
+                    Method::ResourcesRead => scan.uri,
+                    _ => scan.name,
+                }
+                .and_then(|v| Span::of(frame, v.raw())),
                 arguments: scan.arguments.and_then(|v| Span::of(frame, v.raw())),
                 state: scan.state.and_then(|v| Span::of(frame, v.raw())),
                 responses: scan.responses.and_then(|v| Span::of(frame, v.raw())),
