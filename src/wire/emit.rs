@@ -248,7 +248,15 @@ impl<'b> Writer<'b> {
     pub fn string(&mut self, s: &str) {
         let bytes = s.as_bytes();
         if !self.string_mode && swar::plain_run(bytes) == bytes.len() {
-            // Nothing to escape: quote, bytes, quote, in room taken once.
+            // Nothing to escape: quote, bytes, quote; on 64-bit targets in
+            // room taken once (on small ones three writes share `put`'s
+            // code, for flash).
+            if cfg!(not(target_pointer_width = "64")) {
+                self.put(b"\"");
+                self.put(bytes);
+                self.put(b"\"");
+                return;
+            }
             match self.room(bytes.len().saturating_add(2)) {
                 Some([open, inner @ .., close]) => {
                     *open = b'"';
