@@ -384,11 +384,10 @@ async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
     assert_eq!(next_frame(&mut stream).await, None);
 }
 
-/// A call whose client does not answer within `Config::wait_timeout` is
-/// answered `-32603` on its held stream (at the next request the service
-/// serves), which ends.
-#[tokio::test]
-async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream() {
+/// A service whose calls wait a second at most for their client, and a
+/// call of it that asked: its session, its held stream, and the
+/// elicitation the stream carried.
+async fn asked_with_a_one_second_limit() -> (McpService<Shop>, String, McpBody, serde_json::Value) {
     let mcp = McpService::builder(&SERVER)
         .config(Config {
             wait_timeout: Duration::from_secs(1),
@@ -399,6 +398,15 @@ async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream(
     let mut stream = r.into_body();
     let asked = event(&next_frame(&mut stream).await.unwrap());
     assert_eq!(asked["method"], "elicitation/create");
+    (mcp, id, stream, asked)
+}
+
+/// A call whose client does not answer within `Config::wait_timeout` is
+/// answered `-32603` on its held stream (at the next request the service
+/// serves), which ends.
+#[tokio::test]
+async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream() {
+    let (mcp, id, mut stream, asked) = asked_with_a_one_second_limit().await;
     // Within the limit a request leaves it waiting.
     let ping = |n: u32| {
         post(
@@ -429,16 +437,7 @@ async fn a_call_left_unanswered_past_the_wait_timeout_is_answered_on_its_stream(
 /// call once it waited too long, and its stream ends.
 #[tokio::test]
 async fn a_call_left_unanswered_is_answered_without_another_request() {
-    let mcp = McpService::builder(&SERVER)
-        .config(Config {
-            wait_timeout: Duration::from_secs(1),
-            ..Config::default()
-        })
-        .build();
-    let (_, r) = ask_in_a_session(&mcp).await;
-    let mut stream = r.into_body();
-    let asked = event(&next_frame(&mut stream).await.unwrap());
-    assert_eq!(asked["method"], "elicitation/create");
+    let (_mcp, _, mut stream, _) = asked_with_a_one_second_limit().await;
     // Not before the limit (the clock counts whole seconds)...
     let early = tokio::time::timeout(Duration::from_millis(900), stream.frame()).await;
     assert!(early.is_err(), "answered before its time");
