@@ -450,6 +450,7 @@ impl<'a, S> Http<'a, S> {
             len,
             code: Some(INTERNAL_ERROR),
             listening: false,
+            alone: true,
         };
         let mut r = respond_as(out, answer, Status::Handshake, true);
         r.deliver = Some(Delivery {

@@ -291,7 +291,10 @@ pub(super) fn respond_as(out: &mut [u8], answer: Answer, status: Status, sse: bo
     // One message (the usual answer) is found by one memchr; several are
     // counted. The response is the last line.
     let before_last = written.get(..n - 1).unwrap_or_default();
-    let (lines, last_start) = if before_last.contains(&b'\n') {
+    let (lines, last_start) = if answer.alone {
+        // The core says it is one line: nothing to look for.
+        (1, 0)
+    } else if before_last.contains(&b'\n') {
         (
             written.iter().filter(|&&b| b == b'\n').count(),
             before_last

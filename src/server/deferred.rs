@@ -7,7 +7,7 @@
 use super::Connection;
 use super::Server;
 use super::invoke::{Deferral, Deferred, Ran, RequestInfo};
-use super::out::{Answer, Out, answer_writer, finish};
+use super::out::{Answer, Out, answer_writer};
 use super::params::split_spans;
 use crate::asynch::AsyncHandlers;
 use crate::completion::Completions;
@@ -270,7 +270,7 @@ impl<S> Server<'_, S> {
                     self.read_answer(outcome, &ran, &info, cache, uri, resp)
                 }
             };
-            Answer::of(wrote, finish(w))
+            Answer::of(wrote, w)
         }
     }
 }

@@ -450,6 +450,9 @@ pub(crate) struct Answer {
     pub(crate) code: Option<ErrorCode>,
     /// A `subscriptions/listen` request was acknowledged: it stays open.
     pub(crate) listening: bool,
+    /// The output is one line: an answer (or error) with no notification
+    /// stashed ahead of it (an adapter need not look for more lines).
+    pub(crate) alone: bool,
 }
 
 impl Answer {
@@ -458,17 +461,21 @@ impl Answer {
         len: 0,
         code: None,
         listening: false,
+        alone: false,
     };
 
-    pub(super) fn of(wrote: Wrote, len: usize) -> Self {
+    /// What `w` holds after `wrote`, finished.
+    pub(super) fn of(wrote: Wrote, w: Writer<'_>) -> Self {
         let code = match wrote {
             Wrote::Error(code) => Some(code),
             _ => None,
         };
+        let alone = matches!(wrote, Wrote::Answer | Wrote::Error(_)) && !w.has_stash();
         Answer {
-            len,
+            len: finish(w),
             code,
             listening: matches!(wrote, Wrote::Listening),
+            alone,
         }
     }
 }

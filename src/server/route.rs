@@ -7,7 +7,7 @@ use super::invoke::Deferred;
 use super::invoke::{Asking, RequestFacts, RequestInfo};
 use super::list::List;
 use super::out::Answer;
-use super::out::{Data, Out, Wrote, answer_writer, finish};
+use super::out::{Data, Out, Wrote, answer_writer};
 use super::params::{NamedSpans, ParamsScan, Span, progress_token, span};
 use super::waiting::{NoRoom, WaitingView};
 use super::{Connection, Origin, Server, Session, Subject};
@@ -67,7 +67,7 @@ impl<S> Server<'_, S> {
             format_args!("Parse error"),
             Data::Fmt(format_args!("{e}")),
         );
-        Answer::of(wrote, finish(w))
+        Answer::of(wrote, w)
     }
 
     /// Answer a frame already validated under the server's limits, whose
@@ -103,7 +103,7 @@ impl<S> Server<'_, S> {
             // Open in `out`, for the caller to finish (`handle_async`).
             return Answer::NOTHING;
         }
-        Answer::of(wrote, finish(w))
+        Answer::of(wrote, w)
     }
 
     /// A JSON array: a batch (2025-03-26 sessions only).

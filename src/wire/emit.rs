@@ -483,6 +483,11 @@ impl<'b> Writer<'b> {
 
     /// Finish a message: put the stashed bytes in front of what was written
     /// and return the total length (or 0 after an overflow).
+    /// Notifications are stashed at the buffer's end.
+    pub(crate) fn has_stash(&self) -> bool {
+        self.limit < self.buf.len()
+    }
+
     pub(crate) fn finish_with_stash(mut self) -> usize {
         if self.overflow {
             return 0;
