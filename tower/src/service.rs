@@ -800,7 +800,9 @@ impl<S: Sync + 'static> McpService<S> {
             Poll::Pending => tokio::time::timeout(config.body_timeout, read).await,
         };
         let mut body = match collected {
-            Ok(Ok(b)) => b.to_bytes().to_vec(),
+            // The collected bytes as the core's buffer: no copy when they are
+            // one chunk not shared elsewhere (most bodies).
+            Ok(Ok(b)) => Vec::from(b.to_bytes()),
             Ok(Err(e)) if e.is::<LengthLimitError>() => {
                 return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n");
             }
