@@ -1,7 +1,6 @@
 //! What the HTTP mapping reads of a request body: from the outline of its
 //! one validation.
 
-use crate::mcp::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::wire::json::{JsonStr, Kind, Outline, Value};
 
 /// What the mapping reads of a validated body, from the outline its one
@@ -42,18 +41,10 @@ impl<'a> Body<'a> {
         }
         let [meta, name, arguments, uri] = [0, 1, 2, 5].map(|i| outline.inner(body, i));
         (view.meta, view.name, view.arguments, view.uri) = (meta, name, arguments, uri);
-        // The envelope's two keys, in one walk of `_meta`.
-        if let Some(meta) = view.meta {
-            for (key, v) in meta.members() {
-                if view.version.is_none() && key.eq_str(PROTOCOL_VERSION_KEY) {
-                    view.version = Some(v);
-                } else if key.eq_str(CLIENT_CAPABILITIES_KEY) {
-                    view.capabilities = true;
-                }
-                if view.capabilities && view.version.is_some() {
-                    break;
-                }
-            }
+        // The envelope's two keys, from the slots of `params._meta`.
+        if view.meta.is_some() {
+            view.version = outline.deep(body, 0);
+            view.capabilities = outline.deep(body, 1).is_some();
         }
         view
     }

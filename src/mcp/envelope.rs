@@ -8,7 +8,7 @@
 use crate::error::{ErrorCode, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::mcp::{ClientCapabilities, Era, LogLevel, ProtocolVersion, client_capabilities};
 use crate::wire::emit::Writer;
-use crate::wire::json::{JsonStr, Kind, Level, Name, OutlineKeys, Value};
+use crate::wire::json::{JsonStr, Kind, Level, Name, Outline, OutlineKeys, Value};
 
 /// `params._meta` key: the request's protocol version.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -30,17 +30,29 @@ pub(crate) const PARAMS_KEYS: [&str; 6] = [
     "uri",
 ];
 
+/// The members of `params._meta` the core and the HTTP mapping read, in
+/// the order of an [`Outline`]'s deep slots.
+const META_KEYS: [&str; 4] = [
+    PROTOCOL_VERSION_KEY,
+    CLIENT_CAPABILITIES_KEY,
+    "progressToken",
+    LOG_LEVEL_KEY,
+];
+
 /// What a frame's one validation picks out: the message's members
-/// ([`MESSAGE_KEYS`](crate::wire::envelope::MESSAGE_KEYS)) and those of
-/// its `params` ([`PARAMS_KEYS`]).
+/// ([`MESSAGE_KEYS`](crate::wire::envelope::MESSAGE_KEYS)), those of its
+/// `params` ([`PARAMS_KEYS`]) and those of `params._meta` ([`META_KEYS`]).
 pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
     top: Level::new(&Name::all(crate::wire::envelope::MESSAGE_KEYS)),
     parent: crate::wire::envelope::PARAMS,
     inner: Level::new(&Name::all(PARAMS_KEYS)),
+    inner_parent: 0,
+    deep: Level::new(&Name::all(META_KEYS)),
 };
 
 /// A request's `params._meta` and the members of it the core reads (the
-/// first of each, as `Value::get` would find), from one walk over it.
+/// first of each, as `Value::get` would find): from the slots the frame's
+/// validation filled, or from one walk over it.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct MetaKeys<'a> {
     /// `params._meta` itself (any kind).
@@ -53,8 +65,22 @@ pub(crate) struct MetaKeys<'a> {
 }
 
 impl<'a> MetaKeys<'a> {
-    /// The keys of `meta` (`params._meta`; none unless it is an object).
-    #[inline]
+    /// The keys of the first `params._meta` of `frame`, whose validation
+    /// recorded `outline` ([`OUTLINE_KEYS`]).
+    pub(crate) fn outlined(frame: &'a [u8], outline: &Outline) -> Self {
+        let [version, caps, progress, level] = [0, 1, 2, 3].map(|i| outline.deep(frame, i));
+        MetaKeys {
+            meta: outline.inner(frame, 0),
+            version,
+            caps,
+            level,
+            progress,
+        }
+    }
+
+    /// The keys of `meta` (`params._meta`; none unless it is an object),
+    /// walked.
+    #[cfg(test)]
     pub(crate) fn of(meta: Option<Value<'a>>) -> Self {
         match meta {
             None => MetaKeys::default(),
@@ -62,20 +88,12 @@ impl<'a> MetaKeys<'a> {
         }
     }
 
+    #[cfg(test)]
     fn of_meta(m: Value<'a>) -> Self {
         let meta = Some(m);
         let mut found = [None; 4];
         {
-            Value::find_keys(
-                &mut m.members(),
-                &[
-                    PROTOCOL_VERSION_KEY,
-                    CLIENT_CAPABILITIES_KEY,
-                    "progressToken",
-                    LOG_LEVEL_KEY,
-                ],
-                &mut found,
-            );
+            Value::find_keys(&mut m.members(), &META_KEYS, &mut found);
         }
         let [version, caps, progress, level] = found;
         MetaKeys {

@@ -89,12 +89,11 @@ pub(super) fn progress_token(
     heapless::Vec::from_slice(token.raw()).ok()
 }
 
-/// `_meta`, `name`, `arguments`, `requestState` and `inputResponses` of a
+/// `name`, `arguments`, `requestState`, `inputResponses` and `uri` of a
 /// request's `params` (the first of each, as `Value::get` would find), from
 /// one walk over its members.
 #[derive(Clone, Copy, Default)]
 pub(super) struct ParamsScan<'a> {
-    pub(super) meta: Option<Value<'a>>,
     pub(super) name: Option<Value<'a>>,
     pub(super) arguments: Option<Value<'a>>,
     pub(super) state: Option<Value<'a>>,
@@ -106,10 +105,9 @@ impl<'a> ParamsScan<'a> {
     /// From the outline of `frame`'s validation (its inner slots are
     /// [`PARAMS_KEYS`](crate::mcp::envelope::PARAMS_KEYS)'s).
     pub(super) fn of(frame: &'a [u8], outline: &json::Outline) -> Self {
-        let [meta, name, arguments, state, responses, uri] =
-            [0, 1, 2, 3, 4, 5].map(|i| outline.inner(frame, i));
+        let [name, arguments, state, responses, uri] =
+            [1, 2, 3, 4, 5].map(|i| outline.inner(frame, i));
         ParamsScan {
-            meta,
             name,
             arguments,
             state,
@@ -258,7 +256,6 @@ mod tests {
         json::validate_outlined(frame, &json::Limits::DEFAULT, &mut outline).unwrap();
         let scan = ParamsScan::of(frame, &outline);
         assert_eq!(scan.name.map(|n| n.raw()), Some(&br#""a""#[..]));
-        assert_eq!(scan.meta.map(|m| m.raw()), Some(&b"{}"[..]));
         assert_eq!(scan.arguments.map(|a| a.raw()), Some(&br#"{"k":2}"#[..]));
         assert!(scan.state.is_none() && scan.responses.is_none());
     }

@@ -280,7 +280,10 @@ impl<S> Server<'_, S> {
             None => ParamsScan::default(),
             Some(_) => ParamsScan::of(frame, outline),
         };
-        let keys = envelope::MetaKeys::of(scan.meta);
+        let keys = match params {
+            None => envelope::MetaKeys::default(),
+            Some(_) => envelope::MetaKeys::outlined(frame, outline),
+        };
         // Shortens the sink's trait-object lifetime to this request's scope
         // (so it can share one with a retry's answers).
         #[allow(clippy::needless_match)]

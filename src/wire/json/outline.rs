@@ -1,6 +1,6 @@
-//! The outline: the members of a top-level object, and of one of its
-//! members' object, that a caller names, picked out by the validation pass
-//! as it meets their keys.
+//! The outline: the members of a top-level object, of one of its
+//! members' object, and of one of that one's, that a caller names, picked
+//! out by the validation pass as it meets their keys.
 
 use super::string::JsonStr;
 use super::value::Value;
@@ -14,6 +14,10 @@ pub(crate) struct OutlineKeys {
     pub(crate) parent: usize,
     /// Members of that object.
     pub(crate) inner: Level,
+    /// Which of `inner` holds the object whose members `deep` names.
+    pub(crate) inner_parent: usize,
+    /// Members of that object.
+    pub(crate) deep: Level,
 }
 
 /// One level's names, and a table from a key's first byte and length to
@@ -70,9 +74,10 @@ const fn hash(first: u8, len: usize, mult: u8) -> usize {
     (first as usize).wrapping_add(len.wrapping_mul(mult as usize)) % 16
 }
 
-/// A key an outline picks out: at most 16 bytes, no backslash; on 64-bit
-/// targets kept as two little-endian words too, so a key is told by
-/// comparing words (no `memcmp` call a member).
+/// A key an outline picks out: no backslash; on 64-bit targets its first
+/// 16 bytes kept as two little-endian words too, so a key is told by
+/// comparing words (no `memcmp` call a member; the rest of a longer one
+/// compared as bytes).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Name {
     text: &'static str,
@@ -83,9 +88,8 @@ pub(crate) struct Name {
 
 impl Name {
     /// `text` as an outline's key. Panics (at compile time, in a `const`)
-    /// past 16 bytes or with a backslash.
+    /// with a backslash.
     pub(crate) const fn new(text: &'static str) -> Name {
-        assert!(text.len() <= 16, "an outline key has at most 16 bytes");
         let mut words = [0u64; 2];
         let mut rest = text.as_bytes();
         let mut i = 0;
@@ -94,7 +98,7 @@ impl Name {
             let bits = (*b as u64) << (8 * (i % 8));
             if i < 8 {
                 words[0] |= bits;
-            } else {
+            } else if i < 16 {
                 words[1] |= bits;
             }
             rest = tail;
@@ -138,28 +142,33 @@ const NONE: u8 = u8::MAX;
 #[derive(Clone, Debug)]
 pub(crate) struct Outline {
     keys: &'static OutlineKeys,
-    /// Value spans: `top`'s slots, then `inner`'s (`SLOTS` each).
-    values: [(u32, u32); 2 * SLOTS],
+    /// Value spans: `top`'s slots, then `inner`'s, then `deep`'s (`SLOTS`
+    /// each).
+    values: [(u32, u32); 3 * SLOTS],
     /// Slots filled (bit `i`: `values[i]`).
-    found: u16,
+    found: u32,
     /// Keys met again after their slot was filled.
-    repeated: u16,
-    /// The slot whose value is open at depth 1 and 2, or [`NONE`].
-    open: [u8; 2],
+    repeated: u32,
+    /// The slot whose value is open at depth 1, 2 and 3, or [`NONE`].
+    open: [u8; 3],
     /// The open depth-1 member is the first `parent`: depth-2 members are
     /// its object's.
     in_parent: bool,
+    /// The open depth-2 member is the first `inner_parent` of that object:
+    /// depth-3 members are its object's.
+    in_deep: bool,
 }
 
 impl Outline {
     pub(crate) const fn new(keys: &'static OutlineKeys) -> Self {
         Outline {
             keys,
-            values: [(0, 0); 2 * SLOTS],
+            values: [(0, 0); 3 * SLOTS],
             found: 0,
             repeated: 0,
-            open: [NONE; 2],
+            open: [NONE; 3],
             in_parent: false,
+            in_deep: false,
         }
     }
 
@@ -167,8 +176,9 @@ impl Outline {
     pub(crate) fn reset(&mut self) {
         self.found = 0;
         self.repeated = 0;
-        self.open = [NONE; 2];
+        self.open = [NONE; 3];
         self.in_parent = false;
+        self.in_deep = false;
     }
 
     /// The value of the first top-level member named `keys.top[i]`.
@@ -184,8 +194,15 @@ impl Outline {
         self.slot(input, SLOTS + i)
     }
 
+    /// The value of the first member named `keys.deep[i]` of the first
+    /// `inner_parent` member's object (in the first `parent`'s).
+    #[inline]
+    pub(crate) fn deep<'a>(&self, input: &'a [u8], i: usize) -> Option<Value<'a>> {
+        self.slot(input, 2 * SLOTS + i)
+    }
+
     /// Bit `i` set: `keys.top[i]` appears more than once.
-    pub(crate) fn repeated_top(&self) -> u16 {
+    pub(crate) fn repeated_top(&self) -> u32 {
         self.repeated & ((1 << SLOTS) - 1)
     }
 
@@ -212,8 +229,9 @@ fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize
     let at = level.table.get(h).map_or(usize::MAX, |&i| usize::from(i));
     if let Some(name) = level.names.get(at) {
         #[cfg(target_pointer_width = "64")]
-        let same =
-            name.text.len() == raw.len() && words_at(input, key, raw.len()) == Some(name.words);
+        let same = name.text.len() == raw.len()
+            && words_at(input, key, raw.len().min(16)) == Some(name.words)
+            && raw.get(16..) == name.text.as_bytes().get(16..);
         #[cfg(not(target_pointer_width = "64"))]
         let same = name.text.as_bytes() == raw;
         if same {
@@ -260,7 +278,7 @@ fn words_at(input: &[u8], at: usize, len: usize) -> Option<[u64; 2]> {
 }
 
 /// What the validator tells the outline: members of objects at nesting
-/// depth 1 and 2, and where values end.
+/// depth 1 to 3, and where values end.
 impl Outline {
     /// A member of an object at `depth` (1: the top-level object's): its
     /// key at `key..key_end` (quotes included), its value from `value`.
@@ -276,12 +294,13 @@ impl Outline {
         let (names, base, level) = match depth {
             1 => (&self.keys.top, 0, 0),
             2 if self.in_parent => (&self.keys.inner, SLOTS, 1),
+            3 if self.in_deep => (&self.keys.deep, 2 * SLOTS, 2),
             _ => return,
         };
         let mut open = NONE;
         if let Some(i) = pick(names, input, key + 1, key_end.saturating_sub(1)) {
             let at = base + i;
-            let bit = 1u16 << at;
+            let bit = 1u32 << at;
             if self.found & bit != 0 {
                 self.repeated |= bit;
             } else if let (Some(slot), Ok(value)) = (self.values.get_mut(at), u32::try_from(value))
@@ -294,8 +313,10 @@ impl Outline {
         if let Some(o) = self.open.get_mut(level) {
             *o = open;
         }
-        if level == 0 {
-            self.in_parent = open != NONE && usize::from(open) == self.keys.parent;
+        match level {
+            0 => self.in_parent = open != NONE && usize::from(open) == self.keys.parent,
+            1 => self.in_deep = open != NONE && usize::from(open) == SLOTS + self.keys.inner_parent,
+            _ => {}
         }
     }
 
@@ -305,14 +326,17 @@ impl Outline {
         let level = match depth {
             1 => 0,
             2 => 1,
+            3 => 2,
             _ => return,
         };
         let Some(open) = self.open.get_mut(level) else {
             return;
         };
         let at = core::mem::replace(open, NONE);
-        if level == 0 {
-            self.in_parent = false;
+        match level {
+            0 => self.in_parent = false,
+            1 => self.in_deep = false,
+            _ => {}
         }
         if let Some(slot) = self.values.get_mut(usize::from(at)) {
             match u32::try_from(pos) {
@@ -377,7 +401,9 @@ mod tests {
                             "\"id\"",
                             "\"\\u006eame\"",
                             "\"\\u0070\"",
-                        ][(next(x) % 8) as usize],
+                            "\"a-key-longer-than-sixteenX\"",
+                            "\"a-key-longer-than-sixteenY\"",
+                        ][(next(x) % 10) as usize],
                     );
                     out.push_str(ws[(next(x) % 3) as usize]);
                     out.push(':');
@@ -390,10 +416,15 @@ mod tests {
         }
     }
 
+    /// Two keys alike in their first 16 bytes and their length.
+    const LONG: &str = "a-key-longer-than-sixteenX";
+
     static KEYS: OutlineKeys = OutlineKeys {
         top: Level::new(&Name::all(["id", "name", "p", ""])),
         parent: 2,
         inner: Level::new(&Name::all(["name", "k", "p"])),
+        inner_parent: 2,
+        deep: Level::new(&Name::all(["k", LONG, "name"])),
     };
 
     /// The first member of `v` whose decoded key is `name`, and whether
@@ -409,6 +440,7 @@ mod tests {
         let mut x: u64 = 0x5eed_1234_abcd_9876;
         let mut objects = 0;
         let mut nested = 0;
+        let mut deep = 0;
         // Fewer under Miri, which is about a thousand times slower.
         let rounds = if cfg!(miri) { 60 } else { 3000 };
         for _ in 0..rounds {
@@ -427,7 +459,7 @@ mod tests {
             for (i, name) in KEYS.top.names.iter().enumerate() {
                 let (want, again) = first_of(&whole, name.text);
                 assert_eq!(outline.top(input, i), want, "{} in {text}", name.text);
-                repeated |= u16::from(again) << i;
+                repeated |= u32::from(again) << i;
             }
             assert_eq!(outline.repeated_top(), repeated, "{text}");
             let parent = first_of(&whole, KEYS.top.names[KEYS.parent].text).0;
@@ -436,9 +468,21 @@ mod tests {
                 nested += usize::from(want.is_some());
                 assert_eq!(outline.inner(input, i), want, "{} in {text}", name.text);
             }
+            let inner =
+                parent.and_then(|p| first_of(&p, KEYS.inner.names[KEYS.inner_parent].text).0);
+            for (i, name) in KEYS.deep.names.iter().enumerate() {
+                let want = inner.and_then(|p| first_of(&p, name.text).0);
+                deep += usize::from(want.is_some());
+                assert_eq!(outline.deep(input, i), want, "{} in {text}", name.text);
+            }
         }
         assert!(objects * 8 > rounds, "{objects} of {rounds} objects");
         assert!(nested > rounds / 30, "{nested} nested members in {rounds}");
+        // (Under Miri's few rounds, the cases below stand in.)
+        assert!(
+            cfg!(miri) || deep > rounds / 300,
+            "{deep} deep members in {rounds}"
+        );
         // Members under a top-level array, or under a later `p`: no slots.
         let mut o = Outline::new(&KEYS);
         let batch = br#"[{"id":{"name":1}}]"#;
@@ -450,5 +494,14 @@ mod tests {
         assert_eq!(o.top(two, 2).map(|v| v.raw()), Some(&br#"[{"k":1}]"#[..]));
         assert_eq!(o.inner(two, 1), None);
         assert_eq!(o.repeated_top(), 1 << 2);
+        // The third level: the first of each key, a key alike in its first
+        // 16 bytes told apart by the rest, an escaped long key, and nothing
+        // from the second `p` of either level.
+        let deep = br#"{"p":{"k":{"k":0},"p":{"k":1,"a-key-longer-than-sixteenY":2,"\u0061-key-longer-than-sixteenX":3,"k":4},"p":{"name":5}},"p":{"p":{"name":6}}}"#;
+        validate_outlined(deep, &Limits::DEFAULT, &mut o).unwrap();
+        let raw = |v: Option<Value<'_>>| v.map(|v| v.raw().to_vec());
+        assert_eq!(raw(o.deep(deep, 0)), Some(b"1".to_vec()));
+        assert_eq!(raw(o.deep(deep, 1)), Some(b"3".to_vec()));
+        assert_eq!(o.deep(deep, 2), None);
     }
 }

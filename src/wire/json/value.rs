@@ -112,8 +112,9 @@ impl<'a> Value<'a> {
 
     /// The values of the first members whose decoded keys equal `keys` (none
     /// of which holds a backslash), into `found` (in the order of `keys`),
-    /// from one walk over `members` (an object's, or an
-    /// [`Outline`](super::Outline)'s record of them).
+    /// from one walk over `members`: what the slots of an
+    /// [`Outline`](super::Outline) are checked against.
+    #[cfg(test)]
     pub(crate) fn find_keys(
         members: &mut dyn Iterator<Item = (JsonStr<'a>, Value<'a>)>,
         keys: &[&str],
