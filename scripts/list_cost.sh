@@ -8,6 +8,7 @@
 #
 # Usage: scripts/list_cost.sh [DIR]   (DIR: keep the callgrind outputs there,
 #                                      for callgrind_annotate --inclusive=yes)
+#        LC_ONLY="ping tools/call" scripts/list_cost.sh   (only those kinds)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v valgrind >/dev/null || { echo "list_cost: needs valgrind" >&2; exit 1; }
@@ -34,7 +35,7 @@ for name, req in reqs.items():
         for i in range(1, 2001):
             f.write(req % i + "\n")
 PY
-for name in ping tools/list resources/list resources/templates/list prompts/list tools/call; do
+for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call}; do
     f=$tmp/${name//\//_}
     valgrind --tool=callgrind --callgrind-out-file="$f.out" "$bin" < "$f.in" > /dev/null 2> "$f.err"
     total=$(grep -o 'Collected : [0-9]*' "$f.err" | awk '{print $3}')

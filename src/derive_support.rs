@@ -11,6 +11,8 @@
 //! | [`WriteJson`] | `ToolOutput` | writes the value as JSON (`structuredContent`) |
 //! | [`PromptArguments`] | `PromptArgs` | a prompt's `arguments` list and typed access to their values |
 
+pub mod args;
+
 use crate::prompt::{PromptArgument, PromptRequest};
 use crate::schema::{Bound, Keywords, Schema};
 use crate::tool::{Content, Reply, ToolOutcome};
@@ -23,6 +25,13 @@ use crate::wire::emit::ValueWriter;
 pub trait HasSchema {
     /// The schema, as `const` data.
     const SCHEMA: Schema<'static>;
+
+    /// A check of arguments against `SCHEMA` written for this type by
+    /// `#[derive(ToolArgs)]` (see [`args`]): it says only "surely valid"
+    /// or "not sure", and the server runs the full check on "not sure".
+    /// A hand-written impl leaves the default, `None`.
+    #[doc(hidden)]
+    const ARGS_CHECK: Option<&'static args::ArgsCheck> = None;
 }
 
 /// A value that writes itself as one JSON value (derived by
@@ -326,7 +335,9 @@ macro_rules! __tool_descriptor {
         $crate::tool::ToolDescriptor::new(
             $n,
             &<$a as $crate::derive_support::HasSchema>::SCHEMA,
-        ) $($m)*
+        )
+        .args_check(<$a as $crate::derive_support::HasSchema>::ARGS_CHECK)
+        $($m)*
     };
     (@munch [] $($rest:tt)*) => {
         ::core::compile_error!("picomcp::tool_descriptor! needs `name: \"...\"`")
@@ -361,7 +372,9 @@ macro_rules! __tool {
             $crate::tool::ToolDescriptor::new(
                 $n,
                 &<$a as $crate::derive_support::HasSchema>::SCHEMA,
-            ) $($m)*,
+            )
+            .args_check(<$a as $crate::derive_support::HasSchema>::ARGS_CHECK)
+            $($m)*,
             |state, arguments, reply| {
                 let args: $a = arguments.parse()?;
                 $h(state, args, reply)

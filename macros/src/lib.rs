@@ -22,6 +22,7 @@
 //! `ToolArgs` / `ToolOutput` expansion.
 
 mod attrs;
+mod check;
 mod prompt;
 mod schema;
 mod shape;
@@ -116,7 +117,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
         tail.extend(quote!(.description(#d)));
     }
 
-    let (schema, write_body, exact) = match &input.data {
+    let (schema, write_body, exact, check_body) = match &input.data {
         Data::Struct(data) => {
             let Fields::Named(named) = &data.fields else {
                 return Err(Error::new(
@@ -130,6 +131,9 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
             let mut required = Vec::new();
             let mut writes = Vec::new();
             let mut exact_parts = Vec::new();
+            // The derived arguments check's properties, while every field
+            // is one it covers.
+            let mut checked = Some(Vec::new());
             for field in &named.named {
                 let a = parse_field_attrs(&field.attrs, Member::Field)?;
                 if a.serde_skip {
@@ -147,9 +151,24 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                 });
                 props.push(quote!(::picomcp::schema::Property::new(#name, #fs)));
                 let optional = matches!(shape, Shape::Option(_));
-                if !optional && !a.serde_default {
+                let is_required = !optional && !a.serde_default;
+                if is_required {
                     required.push(name.clone());
                 }
+                let test = (!constrained)
+                    .then(|| check::value_test(&shape, true))
+                    .flatten();
+                checked = match (checked, test) {
+                    (Some(mut props), Some(test)) => {
+                        props.push(check::Prop {
+                            name: name.clone(),
+                            test,
+                            required: is_required,
+                        });
+                        Some(props)
+                    }
+                    _ => None,
+                };
                 let fspan = field.ty.span();
                 // The key as JSON (`"name":`), written as is, when it needs
                 // no escape (else the writer escapes it at run time).
@@ -184,11 +203,13 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                     #(#writes)*
                 },
                 quote!(true #(&& #exact_parts)*),
+                checked.and_then(|p| check::struct_body(&p, container.deny_unknown_fields)),
             )
         }
         Data::Enum(data) => {
             let mut lits = Vec::new();
             let mut arms = Vec::new();
+            let mut names = Vec::new();
             for variant in &data.variants {
                 if !matches!(variant.fields, Fields::Unit) {
                     return Err(Error::new(
@@ -206,6 +227,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                 let name = wire_name(&variant.ident, Member::Variant, &a, &container, mode)?;
                 let v = &variant.ident;
                 lits.push(quote!(::picomcp::schema::Literal::Str(#name)));
+                names.push(name.clone());
                 arms.push(quote!(Self::#v => v.str(#name),));
             }
             if container.deny_unknown_fields {
@@ -221,6 +243,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                     match self { #(#arms)* _ => v.null() }
                 },
                 quote!(true),
+                Some(check::enum_body(&names)),
             )
         }
         Data::Union(_) => {
@@ -231,32 +254,65 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
         }
     };
 
+    // A static, so that every use of the schema by reference (the output
+    // handler's `EXACT_SCHEMA` claim, `tool!`'s output schema, the input
+    // schema a derived check belongs to) is the same address and the server
+    // recognises it without comparing schemas.
+    let statics = input.generics.lifetimes().map(|_| quote!('static));
+    let static_ty = if input.generics.params.is_empty() {
+        quote!(#ident)
+    } else {
+        quote!(#ident<#(#statics),*>)
+    };
+    let static_name = syn::Ident::new(&format!("__PICOMCP_SCHEMA_{ident}"), ident.span());
+    let static_schema = quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        static #static_name: ::picomcp::schema::Schema<'static> =
+            <#static_ty as ::picomcp::derive_support::HasSchema>::SCHEMA;
+    };
+    // The derived arguments check (`derive_support::args`), on the targets
+    // that take it (`FAST_ARGS`).
+    let (args_check, check_fn) = match &check_body {
+        Some(body) => (
+            quote! {
+                const ARGS_CHECK: ::core::option::Option<&'static ::picomcp::derive_support::args::ArgsCheck> =
+                    if ::picomcp::derive_support::args::FAST_ARGS {
+                        ::core::option::Option::Some(&::picomcp::derive_support::args::ArgsCheck {
+                            schema: &#static_name,
+                            check: Self::__picomcp_check_args,
+                        })
+                    } else {
+                        ::core::option::Option::None
+                    };
+            },
+            quote! {
+                #[automatically_derived]
+                impl #impl_g #ident #ty_g #where_c {
+                    #[doc(hidden)]
+                    #[allow(dead_code, unused_variables, unreachable_patterns, clippy::all, clippy::pedantic)]
+                    fn __picomcp_check_args(raw: &[u8]) -> bool {
+                        #body
+                    }
+                }
+            },
+        ),
+        None => (TokenStream2::new(), TokenStream2::new()),
+    };
     let has_schema = quote! {
         #[automatically_derived]
         impl #impl_g ::picomcp::derive_support::HasSchema for #ident #ty_g #where_c {
             const SCHEMA: ::picomcp::schema::Schema<'static> = #schema;
+            #args_check
         }
+        #static_schema
+        #check_fn
     };
     Ok(match mode {
         Mode::Args | Mode::Prompt => has_schema,
         Mode::Output => {
-            // A static, so that every use of `EXACT_SCHEMA` (the handler's
-            // claim, `tool!`'s output schema) is the same address and the
-            // server recognises it without comparing schemas.
-            let statics = input.generics.lifetimes().map(|_| quote!('static));
-            let static_ty = if input.generics.params.is_empty() {
-                quote!(#ident)
-            } else {
-                quote!(#ident<#(#statics),*>)
-            };
-            let static_name =
-                syn::Ident::new(&format!("__PICOMCP_EXACT_SCHEMA_{ident}"), ident.span());
             quote! {
             #has_schema
-            #[doc(hidden)]
-            #[allow(non_upper_case_globals)]
-            static #static_name: ::picomcp::schema::Schema<'static> =
-                <#static_ty as ::picomcp::derive_support::HasSchema>::SCHEMA;
             #[automatically_derived]
             impl #impl_g ::picomcp::derive_support::WriteJson for #ident #ty_g #where_c {
                 const EXACT_SCHEMA: ::core::option::Option<&'static ::picomcp::schema::Schema<'static>> =

@@ -89,6 +89,10 @@ pub struct ToolDescriptor<'s> {
     /// The oldest protocol version the tool is offered to (listed and
     /// callable); e.g. a tool that needs MRTR input sets 2026-07-28.
     pub since: Option<crate::mcp::ProtocolVersion>,
+    /// The derived check of `input_schema`, set by [`tool!`](crate::tool!)
+    /// for a derived argument type (see [`crate::derive_support::args`]).
+    #[doc(hidden)]
+    pub args_check: Option<&'static crate::derive_support::args::ArgsCheck>,
 }
 
 impl<'s> ToolDescriptor<'s> {
@@ -103,7 +107,39 @@ impl<'s> ToolDescriptor<'s> {
             annotations: None,
             icons: &[],
             since: None,
+            args_check: None,
         }
+    }
+
+    /// Attach a derived argument check: its schema becomes the input
+    /// schema (what [`tool!`](crate::tool!) does for a derived type).
+    #[doc(hidden)]
+    pub const fn args_check(
+        mut self,
+        check: Option<&'static crate::derive_support::args::ArgsCheck>,
+    ) -> Self {
+        if let Some(c) = check {
+            self.input_schema = c.schema;
+        }
+        self.args_check = check;
+        self
+    }
+
+    /// Check arguments against the input schema: the derived check first,
+    /// when it applies and is sure, else [`Schema::validate`].
+    pub(crate) fn check_arguments<'a>(
+        &'s self,
+        args: &crate::wire::json::Value<'a>,
+    ) -> Result<(), crate::schema::Violation<'s, 'a>>
+    where
+        's: 'a,
+    {
+        if let Some(c) = self.args_check
+            && c.accepts(self.input_schema, args.raw())
+        {
+            return Ok(());
+        }
+        self.input_schema.validate(args)
     }
 
     /// Offer the tool only to clients of `version` or newer.

@@ -81,7 +81,7 @@ impl<S> Server<'_, S> {
             let args = given.unwrap_or(Value::trusted(b"{}"));
             // The one place that decides the channel of a schema violation:
             // a tool error, which the model can correct (MCP 2025-11-25).
-            if let Err(violation) = tool.descriptor.input_schema.validate(&args) {
+            if let Err(violation) = tool.descriptor.check_arguments(&args) {
                 let name = tool.descriptor.name;
                 let body_start = resp.open_result();
                 let text = Text::Fmt(format_args!("{violation}"));

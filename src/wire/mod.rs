@@ -8,7 +8,7 @@ pub mod emit;
 pub mod envelope;
 pub mod frame;
 pub mod json;
-mod swar;
+pub(crate) mod swar;
 
 /// `buf.copy_within(src, dest)` for a move towards the front (`dest <=
 /// src.start`), without a panic path: out-of-range arguments move nothing.

@@ -15,7 +15,7 @@ pub(super) fn is_ws(b: u8) -> bool {
 
 /// Index of the first non-whitespace byte at or after `pos` (or `input.len()`).
 #[inline]
-pub(super) fn skip_ws(input: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_ws(input: &[u8], mut pos: usize) -> usize {
     // Most JSON on the wire is compact: one test for a byte above space.
     if input.get(pos).is_some_and(|&b| b > b' ') {
         return pos;

@@ -22,6 +22,7 @@ mod string;
 mod validate;
 mod value;
 
+pub(crate) use lex::skip_ws;
 pub use lex::value_len;
 pub use limits::{JsonError, Limits, MAX_DEPTH};
 pub use number::Number;
