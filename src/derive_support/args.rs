@@ -129,7 +129,16 @@ impl<'a> Members<'a> {
         }
         at = skip_ws(r, at + 1);
         let from = r.get(at..).unwrap_or_default();
-        let Some(len) = value_len(from).filter(|&n| n > 0) else {
+        // A string without escapes (most values) in one scan; anything
+        // else measured by `value_len`.
+        let plain = match from {
+            [b'"', content @ ..] => {
+                let run = plain_run(content);
+                (content.get(run) == Some(&b'"')).then_some(run + 2)
+            }
+            _ => None,
+        };
+        let Some(len) = plain.or_else(|| value_len(from)).filter(|&n| n > 0) else {
             return Member::Unsure;
         };
         let Some((value, rest)) = from.split_at_checked(len) else {

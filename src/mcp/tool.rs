@@ -134,7 +134,9 @@ impl<'s> ToolDescriptor<'s> {
     where
         's: 'a,
     {
-        if let Some(c) = self.args_check
+        // `FAST_ARGS` is a constant: small targets keep no branch for it.
+        if crate::derive_support::args::FAST_ARGS
+            && let Some(c) = self.args_check
             && c.accepts(self.input_schema, args.raw())
         {
             return Ok(());
