@@ -92,7 +92,7 @@ pub struct ToolDescriptor<'s> {
     /// The derived check of `input_schema`, set by [`tool!`](crate::tool!)
     /// for a derived argument type (see [`crate::derive_support::args`]).
     #[doc(hidden)]
-    pub args_check: Option<&'static crate::derive_support::args::ArgsCheck>,
+    pub args_check: Option<&'static crate::schema::derived::ArgsCheck>,
 }
 
 impl<'s> ToolDescriptor<'s> {
@@ -116,7 +116,7 @@ impl<'s> ToolDescriptor<'s> {
     #[doc(hidden)]
     pub const fn args_check(
         mut self,
-        check: Option<&'static crate::derive_support::args::ArgsCheck>,
+        check: Option<&'static crate::schema::derived::ArgsCheck>,
     ) -> Self {
         if let Some(c) = check {
             self.input_schema = c.schema;
@@ -135,7 +135,7 @@ impl<'s> ToolDescriptor<'s> {
         's: 'a,
     {
         // `FAST_ARGS` is a constant: small targets keep no branch for it.
-        if crate::derive_support::args::FAST_ARGS
+        if crate::schema::derived::FAST_ARGS
             && let Some(c) = self.args_check
             && c.accepts(self.input_schema, args.raw())
         {

@@ -120,6 +120,8 @@
 // `violation`: what broke a schema and where, and its message.
 mod check;
 mod compose;
+#[doc(hidden)]
+pub mod derived;
 mod emit;
 mod violation;
 mod vocab;
