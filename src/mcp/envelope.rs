@@ -47,7 +47,7 @@ pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
     parent: crate::wire::envelope::PARAMS,
     inner: Level::new(&Name::all(PARAMS_KEYS)),
     inner_parent: 0,
-    deep: Level::new(&Name::all(META_KEYS)),
+    deep: Level::deep(&Name::all(META_KEYS)),
 };
 
 /// A request's `params._meta` and the members of it the core reads (the

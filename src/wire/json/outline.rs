@@ -36,6 +36,20 @@ impl Level {
     /// in a `static`) if no multiplier below 64 hashes them apart.
     pub(crate) const fn new(names: &'static [Name]) -> Level {
         assert!(names.len() <= SLOTS, "at most SLOTS names a level");
+        Self::hashed(names)
+    }
+
+    /// The third level's names: at most [`DEEP_SLOTS`] (its slots ride on
+    /// every request's stack too). Panics (at compile time) past that.
+    pub(crate) const fn deep(names: &'static [Name]) -> Level {
+        assert!(
+            names.len() <= DEEP_SLOTS,
+            "at most DEEP_SLOTS names the third level"
+        );
+        Self::hashed(names)
+    }
+
+    const fn hashed(names: &'static [Name]) -> Level {
         let mut mult = 1;
         loop {
             assert!(mult < 64, "no multiplier below 64 hashes these keys apart");
@@ -128,6 +142,9 @@ impl Name {
 /// Slots per level.
 pub(crate) const SLOTS: usize = 8;
 
+/// Slots of the third level (`params._meta`'s four envelope keys).
+pub(crate) const DEEP_SLOTS: usize = 4;
+
 /// No slot open.
 const NONE: u8 = u8::MAX;
 
@@ -142,9 +159,9 @@ const NONE: u8 = u8::MAX;
 #[derive(Clone, Debug)]
 pub(crate) struct Outline {
     keys: &'static OutlineKeys,
-    /// Value spans: `top`'s slots, then `inner`'s, then `deep`'s (`SLOTS`
-    /// each).
-    values: [(u32, u32); 3 * SLOTS],
+    /// Value spans: `top`'s slots, then `inner`'s (`SLOTS` each), then
+    /// `deep`'s (`DEEP_SLOTS`).
+    values: [(u32, u32); 2 * SLOTS + DEEP_SLOTS],
     /// Slots filled (bit `i`: `values[i]`).
     found: u32,
     /// Keys met again after their slot was filled.
@@ -163,7 +180,7 @@ impl Outline {
     pub(crate) const fn new(keys: &'static OutlineKeys) -> Self {
         Outline {
             keys,
-            values: [(0, 0); 3 * SLOTS],
+            values: [(0, 0); 2 * SLOTS + DEEP_SLOTS],
             found: 0,
             repeated: 0,
             open: [NONE; 3],
@@ -424,7 +441,7 @@ mod tests {
         parent: 2,
         inner: Level::new(&Name::all(["name", "k", "p"])),
         inner_parent: 2,
-        deep: Level::new(&Name::all(["k", LONG, "name"])),
+        deep: Level::deep(&Name::all(["k", LONG, "name"])),
     };
 
     /// The first member of `v` whose decoded key is `name`, and whether
