@@ -1,6 +1,8 @@
 //! What the HTTP mapping reads of a request body: from the outline of its
 //! one validation.
 
+use crate::mcp::envelope::{MetaKeys, PARAM_ARGUMENTS, PARAM_NAME, PARAM_URI};
+use crate::wire::envelope::{ID, METHOD, PARAMS};
 use crate::wire::json::{JsonStr, Kind, Outline, Value};
 
 /// What the mapping reads of a validated body, from the outline its one
@@ -33,19 +35,20 @@ impl<'a> Body<'a> {
         if !view.object {
             return view;
         }
-        let [_, id, method, params] = [0, 1, 2, 3].map(|i| outline.top(body, i));
+        let [id, method, params] = [ID, METHOD, PARAMS].map(|i| outline.top(body, i));
         view.id = id;
         view.method = method.and_then(|m| m.as_str());
         if params.is_none_or(|p| p.kind() != Kind::Object) {
             return view;
         }
-        let [meta, name, arguments, uri] = [0, 1, 2, 5].map(|i| outline.inner(body, i));
-        (view.meta, view.name, view.arguments, view.uri) = (meta, name, arguments, uri);
-        // The envelope's two keys, from the slots of `params._meta`.
-        if view.meta.is_some() {
-            view.version = outline.deep(body, 0);
-            view.capabilities = outline.deep(body, 1).is_some();
-        }
+        let [name, arguments, uri] =
+            [PARAM_NAME, PARAM_ARGUMENTS, PARAM_URI].map(|i| outline.inner(body, i));
+        (view.name, view.arguments, view.uri) = (name, arguments, uri);
+        // `_meta` and the envelope's keys as the core reads them.
+        let meta = MetaKeys::outlined(body, outline);
+        view.meta = meta.meta;
+        view.version = meta.version;
+        view.capabilities = meta.caps.is_some();
         view
     }
 

@@ -8,7 +8,7 @@
 use crate::error::{ErrorCode, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::mcp::{ClientCapabilities, Era, LogLevel, ProtocolVersion, client_capabilities};
 use crate::wire::emit::Writer;
-use crate::wire::json::{JsonStr, Kind, Level, Name, Outline, OutlineKeys, Value};
+use crate::wire::json::{JsonStr, Kind, Level, Name, Outline, OutlineKeys, Value, slot_of};
 
 /// `params._meta` key: the request's protocol version.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -30,6 +30,14 @@ pub(crate) const PARAMS_KEYS: [&str; 6] = [
     "uri",
 ];
 
+/// Places in [`PARAMS_KEYS`] (an outline's inner slots).
+pub(crate) const PARAM_META: usize = slot_of(&PARAMS_KEYS, "_meta");
+pub(crate) const PARAM_NAME: usize = slot_of(&PARAMS_KEYS, "name");
+pub(crate) const PARAM_ARGUMENTS: usize = slot_of(&PARAMS_KEYS, "arguments");
+pub(crate) const PARAM_STATE: usize = slot_of(&PARAMS_KEYS, "requestState");
+pub(crate) const PARAM_RESPONSES: usize = slot_of(&PARAMS_KEYS, "inputResponses");
+pub(crate) const PARAM_URI: usize = slot_of(&PARAMS_KEYS, "uri");
+
 /// The members of `params._meta` the core and the HTTP mapping read, in
 /// the order of an [`Outline`]'s deep slots.
 const META_KEYS: [&str; 4] = [
@@ -46,7 +54,7 @@ pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
     top: Level::new(&Name::all(crate::wire::envelope::MESSAGE_KEYS)),
     parent: crate::wire::envelope::PARAMS,
     inner: Level::new(&Name::all(PARAMS_KEYS)),
-    inner_parent: 0,
+    inner_parent: PARAM_META,
     deep: Level::deep(&Name::all(META_KEYS)),
 };
 
@@ -68,9 +76,14 @@ impl<'a> MetaKeys<'a> {
     /// The keys of the first `params._meta` of `frame`, whose validation
     /// recorded `outline` ([`OUTLINE_KEYS`]).
     pub(crate) fn outlined(frame: &'a [u8], outline: &Outline) -> Self {
-        let [version, caps, progress, level] = [0, 1, 2, 3].map(|i| outline.deep(frame, i));
+        const VERSION: usize = slot_of(&META_KEYS, PROTOCOL_VERSION_KEY);
+        const CAPS: usize = slot_of(&META_KEYS, CLIENT_CAPABILITIES_KEY);
+        const PROGRESS: usize = slot_of(&META_KEYS, "progressToken");
+        const LEVEL: usize = slot_of(&META_KEYS, LOG_LEVEL_KEY);
+        let [version, caps, progress, level] =
+            [VERSION, CAPS, PROGRESS, LEVEL].map(|i| outline.deep(frame, i));
         MetaKeys {
-            meta: outline.inner(frame, 0),
+            meta: outline.inner(frame, PARAM_META),
             version,
             caps,
             level,

@@ -105,8 +105,17 @@ impl<'a> ParamsScan<'a> {
     /// From the outline of `frame`'s validation (its inner slots are
     /// [`PARAMS_KEYS`](crate::mcp::envelope::PARAMS_KEYS)'s).
     pub(super) fn of(frame: &'a [u8], outline: &json::Outline) -> Self {
-        let [name, arguments, state, responses, uri] =
-            [1, 2, 3, 4, 5].map(|i| outline.inner(frame, i));
+        use crate::mcp::envelope::{
+            PARAM_ARGUMENTS, PARAM_NAME, PARAM_RESPONSES, PARAM_STATE, PARAM_URI,
+        };
+        let [name, arguments, state, responses, uri] = [
+            PARAM_NAME,
+            PARAM_ARGUMENTS,
+            PARAM_STATE,
+            PARAM_RESPONSES,
+            PARAM_URI,
+        ]
+        .map(|i| outline.inner(frame, i));
         ParamsScan {
             name,
             arguments,

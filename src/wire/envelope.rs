@@ -5,7 +5,7 @@
 //! echoed verbatim with its JSON type (`"abc"`, `""`, `0`, `-1`,
 //! `9007199254740993` — never rounded through a float).
 
-use crate::wire::json::{JsonStr, Kind, Value};
+use crate::wire::json::{JsonStr, Kind, Value, slot_of};
 
 /// A request id: a JSON string or an integer, kept as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,8 +75,13 @@ pub struct Invalid<'a> {
 /// response. (The order an [`Outline`](crate::wire::json::Outline)'s top
 /// slots follow.)
 pub(crate) const MESSAGE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
-/// `params`' place in [`MESSAGE_KEYS`].
-pub(crate) const PARAMS: usize = 3;
+/// Places in [`MESSAGE_KEYS`] (an outline's top slots).
+pub(crate) const JSONRPC: usize = slot_of(&MESSAGE_KEYS, "jsonrpc");
+pub(crate) const ID: usize = slot_of(&MESSAGE_KEYS, "id");
+pub(crate) const METHOD: usize = slot_of(&MESSAGE_KEYS, "method");
+pub(crate) const PARAMS: usize = slot_of(&MESSAGE_KEYS, "params");
+const RESULT: usize = slot_of(&MESSAGE_KEYS, "result");
+const ERROR: usize = slot_of(&MESSAGE_KEYS, "error");
 
 /// Classify one validated JSON value.
 ///
@@ -115,9 +120,10 @@ pub(crate) fn parse_outlined<'a>(
     if value.kind() != Kind::Object {
         return Err(not_an_object());
     }
-    let kept = [0, 1, 2, 3].map(|i| outline.top(frame, i));
-    let result = outline.top(frame, 4).is_some() || outline.top(frame, 5).is_some();
-    classify(kept, result, outline.repeated_top() & 0b1111 != 0)
+    let kept = [JSONRPC, ID, METHOD, PARAMS].map(|i| outline.top(frame, i));
+    let result = outline.top(frame, RESULT).is_some() || outline.top(frame, ERROR).is_some();
+    let repeated = (1 << JSONRPC) | (1 << ID) | (1 << METHOD) | (1 << PARAMS);
+    classify(kept, result, outline.repeated_top() & repeated != 0)
 }
 
 fn not_an_object() -> Invalid<'static> {

@@ -139,6 +139,33 @@ impl Name {
     }
 }
 
+/// `key`'s place in `keys`, a level's names: the slot a reader asks an
+/// [`Outline`] for, taken from the same table the level was built from.
+/// Panics (at compile time, in a `const`) when `key` is not there.
+// `i < keys.len()` (and `get` is not `const`): no panic but the one meant.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "called in `const` items only: a missing key is a compile error"
+)]
+pub(crate) const fn slot_of(keys: &[&str], key: &str) -> usize {
+    let mut i = 0;
+    while i < keys.len() {
+        let (a, b) = (keys[i].as_bytes(), key.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("not one of the level's keys")
+}
+
 /// Slots per level.
 pub(crate) const SLOTS: usize = 8;
 
