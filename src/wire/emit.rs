@@ -481,13 +481,14 @@ impl<'b> Writer<'b> {
         self.limit = self.buf.len();
     }
 
-    /// Finish a message: put the stashed bytes in front of what was written
-    /// and return the total length (or 0 after an overflow).
-    /// Notifications are stashed at the buffer's end.
+    /// Whether notifications are stashed (at the buffer's end), to go in
+    /// front of the message.
     pub(crate) fn has_stash(&self) -> bool {
         self.limit < self.buf.len()
     }
 
+    /// Finish a message: put the stashed bytes in front of what was written
+    /// and return the total length (or 0 after an overflow).
     pub(crate) fn finish_with_stash(mut self) -> usize {
         if self.overflow {
             return 0;
