@@ -376,7 +376,12 @@ macro_rules! __tool {
             .args_check(<$a as $crate::derive_support::HasSchema>::ARGS_CHECK)
             $($m)*,
             |state, arguments, reply| {
-                let args: $a = arguments.parse()?;
+                // The derived parse when `$a` has one (`#[mcp(parse)]`),
+                // else serde (`derive_support::args::Pick`).
+                #[allow(unused_imports)]
+                use $crate::derive_support::args::{ByDerive as _, BySerde as _};
+                let args: $a =
+                    (&$crate::derive_support::args::Pick::<$a>::new()).parse_args(arguments)?;
                 $h(state, args, reply)
             },
         )

@@ -93,6 +93,7 @@ pub use crate::error::{ProtocolError, ToolError};
 pub use crate::mcp::tool::{ToolAnnotations, ToolDescriptor};
 use crate::mrtr::InputRequired;
 use crate::schema::Schema;
+use crate::schema::derived::Spans;
 use crate::wire::emit::{TextWriter, ValueWriter};
 use crate::wire::json::Value;
 
@@ -165,11 +166,42 @@ fn needs_async<'a, S>(_: &'a S, _: Arguments<'a>, _: Reply<'_>) -> ToolOutcome<'
 #[derive(Debug)]
 pub struct Arguments<'a> {
     raw: &'a mut [u8],
+    /// The derived schema whose argument check said "surely valid" for
+    /// these bytes (`derive_support::args`), if one did, and where it found
+    /// the values. 64-bit targets only, the ones with derived checks
+    /// (`FAST_ARGS`): small ones pass no larger `Arguments` around.
+    #[cfg(target_pointer_width = "64")]
+    vouched: Option<(&'static Schema<'static>, Spans)>,
 }
 
 impl<'a> Arguments<'a> {
-    pub(crate) fn new(raw: &'a mut [u8]) -> Self {
-        Self { raw }
+    #[cfg_attr(not(target_pointer_width = "64"), allow(unused_variables))]
+    pub(crate) fn new(
+        raw: &'a mut [u8],
+        vouched: Option<(&'static Schema<'static>, Spans)>,
+    ) -> Self {
+        Self {
+            raw,
+            #[cfg(target_pointer_width = "64")]
+            vouched,
+        }
+    }
+
+    /// The arguments' bytes, read-only, and where their values are, when
+    /// the argument check derived with `schema` (that very `static`,
+    /// compared by address) said they surely match it; else `self` back.
+    /// What `#[mcp(parse)]`'s derived parse builds from
+    /// (`derive_support::args::DerivedParse`).
+    #[doc(hidden)]
+    pub fn vouched_by(self, schema: &'static Schema<'static>) -> Result<(&'a [u8], Spans), Self> {
+        #[cfg(target_pointer_width = "64")]
+        if let Some((s, spans)) = self.vouched
+            && core::ptr::eq(s, schema)
+        {
+            return Ok((self.raw, spans));
+        }
+        let _ = schema;
+        Err(self)
     }
 
     /// A read-only view of the arguments object.
@@ -192,7 +224,7 @@ impl<'a> Arguments<'a> {
 /// The tool error of arguments that do not fit the handler's type: one
 /// copy, whatever the type.
 #[inline(never)]
-fn shape_error(e: crate::wire::de::DeError) -> ToolError<'static> {
+pub(crate) fn shape_error(e: crate::wire::de::DeError) -> ToolError<'static> {
     ToolError::format(format_args!(
         "arguments do not match the expected shape: {e}"
     ))

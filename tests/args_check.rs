@@ -2,9 +2,12 @@
 //! "surely valid" for arguments the schema accepts, it says so for the
 //! common valid shapes, types it cannot cover get none, and a tool whose
 //! input schema was replaced after `tool!` is checked by the schema alone.
+//! The derived parse (`#[mcp(parse)]`) builds exactly what serde builds
+//! from every argument object its check vouches for.
 #![cfg(all(feature = "derive", target_pointer_width = "64"))]
 
 use picomcp::derive_support::HasSchema;
+use picomcp::derive_support::args::{DerivedParse, Spans};
 use picomcp::schema::{Keywords, Property, Schema};
 use picomcp::tool::{Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::wire::json::{Limits, Value};
@@ -85,7 +88,7 @@ impl HasSchema for ByHand {
 
 fn fast<T: HasSchema>(raw: &str) -> bool {
     let c = T::ARGS_CHECK.expect("a derived check");
-    (c.check)(raw.as_bytes())
+    (c.check)(raw.as_bytes(), &mut Spans::default())
 }
 
 fn full<T: HasSchema>(raw: &str) -> bool {
@@ -317,4 +320,194 @@ fn a_replaced_schema_is_the_one_checked() {
         "{replaced}"
     );
     assert!(replaced.contains(r#""isError":true"#), "{replaced}");
+}
+
+// ---- the derived parse (`#[mcp(parse)]`) builds what serde builds ----
+
+#[derive(ToolArgs, serde::Deserialize, Debug, PartialEq)]
+#[mcp(parse)]
+#[serde(rename_all = "lowercase")]
+enum POrder {
+    Asc,
+    Desc,
+}
+
+#[derive(ToolArgs, serde::Deserialize, Debug, PartialEq)]
+#[mcp(parse)]
+struct PInner<'a> {
+    name: &'a str,
+    #[serde(default)]
+    count: u16,
+}
+
+/// More than `SPANS` properties: parsed by walking the arguments again.
+#[derive(ToolArgs, serde::Deserialize, Debug, PartialEq)]
+#[mcp(parse)]
+struct Parsed<'a> {
+    title: &'a str,
+    n: u8,
+    delta: i64,
+    ratio: f64,
+    small: Option<f32>,
+    flag: bool,
+    note: Option<&'a str>,
+    maybe: Option<Option<i8>>,
+    order: Option<POrder>,
+    inner: PInner<'a>,
+    #[serde(rename = "optInner")]
+    opt_inner: Option<Option<PInner<'a>>>,
+    #[serde(skip)]
+    hidden: u8,
+}
+
+/// At most `SPANS` properties: parsed from the spans the check recorded.
+#[derive(ToolArgs, serde::Deserialize, Debug, PartialEq)]
+#[mcp(parse)]
+#[serde(deny_unknown_fields)]
+struct Spanned<'a> {
+    title: &'a str,
+    n: Option<u8>,
+    #[serde(default)]
+    delta: i64,
+    note: Option<&'a str>,
+    order: Option<POrder>,
+    inner: Option<PInner<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flag: Option<bool>,
+    #[serde(skip)]
+    hidden: u8,
+}
+
+/// What the check says of `raw`, and if sure, what the derived parse
+/// builds (from the spans and by walking) against what serde builds.
+fn parse_both<'a, T>(raw: &'a str) -> Option<(Option<T>, Option<T>, T)>
+where
+    T: HasSchema + DerivedParse<'a> + serde::Deserialize<'a>,
+{
+    let mut spans = Spans::default();
+    let sure = (T::ARGS_CHECK.expect("a derived check").check)(raw.as_bytes(), &mut spans);
+    if !sure {
+        return None;
+    }
+    // serde's copy (it decodes in place), leaked: a test.
+    let copy: &'a mut [u8] = raw.as_bytes().to_vec().leak();
+    let by_serde = picomcp::wire::de::from_slice_in_place(copy)
+        .expect("serde parses what the check vouched for");
+    Some((
+        T::parse_plain(raw.as_bytes(), Some(&spans)),
+        T::parse_plain(raw.as_bytes(), None),
+        by_serde,
+    ))
+}
+
+fn same_as_serde<'a, T>(raw: &'a str) -> bool
+where
+    T: HasSchema + DerivedParse<'a> + serde::Deserialize<'a> + PartialEq + core::fmt::Debug,
+{
+    match parse_both::<T>(raw) {
+        None => false,
+        Some((spanned, walked, by_serde)) => {
+            assert_eq!(spanned.as_ref(), Some(&by_serde), "{raw}");
+            assert_eq!(walked.as_ref(), Some(&by_serde), "{raw}");
+            true
+        }
+    }
+}
+
+const PARSED_OK: &str = r#"{"title":"Dune","n":255,"delta":-9223372036854775808,"ratio":0.1,"flag":true,"inner":{"name":"x"}}"#;
+
+#[test]
+fn the_derived_parse_builds_what_serde_builds() {
+    assert!(same_as_serde::<Parsed>(PARSED_OK));
+    let all = r#"{ "title" : "Caf\u00e9" , "n":0,"delta":1,"ratio":-1e3,"small":3.4028236e38,"flag":false,"note":"x y","maybe":null,"order":"desc","inner":{"count":7,"name":"é"},"optInner":null,"extra":[1,{"y":2}],"hidden":1}"#;
+    // An escaped string: the check is not sure (serde decodes it).
+    assert!(!same_as_serde::<Parsed>(all));
+    let all = all.replace(r"Caf\u00e9", "Café");
+    assert!(same_as_serde::<Parsed>(&all));
+    assert!(same_as_serde::<Parsed>(&PARSED_OK.replace(
+        r#""flag":true"#,
+        r#""flag":true,"maybe":-128,"optInner":{"name":"y"},"small":1e-50"#
+    )));
+    assert!(same_as_serde::<Spanned>(r#"{"title":""}"#));
+    assert!(same_as_serde::<Spanned>(
+        r#"{"inner":{"name":"n","count":65535},"order":"asc","note":"","title":"t","delta":-1,"n":3,"flag":false}"#
+    ));
+    assert!(same_as_serde::<POrder>(r#""asc""#));
+    // Repeated, unknown under deny_unknown_fields, missing: not sure.
+    assert!(!same_as_serde::<Spanned>(r#"{"title":"a","title":"b"}"#));
+    assert!(!same_as_serde::<Spanned>(r#"{"title":"a","x":1}"#));
+    assert!(!same_as_serde::<Spanned>(r#"{"n":1}"#));
+    let parsed = parse_both::<Spanned>(r#"{"title":"t","hidden":3}"#);
+    assert!(
+        parsed.is_none(),
+        "hidden is unknown to a deny_unknown_fields check"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4096))]
+
+    /// Whatever the check vouches for, both ways of the derived parse
+    /// build exactly what serde builds.
+    #[test]
+    fn vouched_arguments_parse_as_serde_parses(
+        members in proptest::collection::vec((0usize..64, 0usize..64, any::<bool>()), 0..12),
+    ) {
+        let raw = object(&members);
+        same_as_serde::<Parsed>(&raw);
+        same_as_serde::<Spanned>(&raw);
+        same_as_serde::<PInner>(&raw);
+        let mut plain = PARSED_OK.to_string();
+        if let Some((k, v, _)) = members.first() {
+            let (k, v) = (KEYS[k % KEYS.len()], VALUES[v % VALUES.len()]);
+            plain = plain.replacen('{', &format!("{{\"{k}\":{v},"), 1);
+        }
+        same_as_serde::<Parsed>(&plain);
+        // Spanned's one required member, and the drawn ones.
+        let spanned = raw.replacen('{', r#"{"title":"t","#, 1).replace(",}", "}");
+        same_as_serde::<Spanned>(&spanned);
+    }
+}
+
+fn title<'a>(_: &'a Shop, args: Spanned<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    reply.text_fmt(format_args!("{}|{:?}", args.title, args.n))
+}
+
+static PARSING: &[Tool<Shop>] = &[picomcp::tool! { name: "title", args: Spanned, handler: title }];
+
+static PARSING_SERVER: picomcp::Server<'static, Shop> =
+    picomcp::Server::new(ServerInfo::new("t", "1"), Shop).tools(PARSING);
+
+#[test]
+fn a_tool_parses_by_the_derive_and_by_serde_alike() {
+    let mut conn = picomcp::Connection::new();
+    let mut out = vec![0u8; 4096];
+    let mut answer = |line: &str| {
+        let mut line = line.as_bytes().to_vec();
+        let n = PARSING_SERVER.handle(&mut conn, &mut line, &mut out);
+        String::from_utf8(out[..n].to_vec()).unwrap()
+    };
+    answer(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+    );
+    answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    // Vouched for: the derived parse.
+    let plain = answer(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"title","arguments":{"n":7,"title":"Dune"}}}"#,
+    );
+    assert!(plain.contains(r#""text":"Dune|Some(7)""#), "{plain}");
+    // An escaped title: serde decodes it in place.
+    let escaped = answer(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"title","arguments":{"title":"D\u0075ne \"2\""}}}"#,
+    );
+    assert!(escaped.contains(r#""text":"Dune \"2\"|None""#), "{escaped}");
+    // A repeated key: not vouched for; the full check refuses it.
+    let repeated = answer(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"title","arguments":{"title":"a","title":"b"}}}"#,
+    );
+    assert!(
+        repeated.contains("/title appears more than once"),
+        "{repeated}"
+    );
+    assert!(repeated.contains(r#""isError":true"#), "{repeated}");
 }

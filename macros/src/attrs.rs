@@ -52,6 +52,10 @@ pub(crate) struct FieldAttrs {
     pub(crate) description: Option<String>,
     pub(crate) title: Option<LitStr>,
     pub(crate) default: Option<LitStr>,
+    /// A `#[serde(...)]` item the derive does not read that changes how
+    /// serde deserializes (its span and name): a derived parse
+    /// (`#[mcp(parse)]`) could not build what serde builds.
+    pub(crate) serde_unread: Option<(Span, String)>,
     /// Per entry of [`CONSTRAINTS`], in its order: the keyword's span and
     /// the value.
     constraints: [Option<(Span, Expr)>; CONSTRAINTS.len()],
@@ -75,6 +79,10 @@ pub(crate) struct ContainerAttrs {
     pub(crate) title: Option<LitStr>,
     pub(crate) deny_unknown_fields: bool,
     pub(crate) rename_all: Option<(Span, String)>,
+    /// `#[mcp(parse)]`: the derive also builds the value (`DerivedParse`).
+    pub(crate) parse: Option<Span>,
+    /// As [`FieldAttrs::serde_unread`], on the container.
+    pub(crate) serde_unread: Option<(Span, String)>,
 }
 
 /// Doc comments, joined: lines of a paragraph with spaces, paragraphs with
@@ -179,15 +187,23 @@ pub(crate) fn parse_field_attrs(attrs: &[syn::Attribute], member: Member) -> Res
                 if meta.path.is_ident("rename") {
                     if let Ok(v) = meta.value() {
                         f.serde_rename = v.parse().ok();
+                    } else {
+                        unread(&mut f.serde_unread, &meta);
+                        skip_serde_meta(&meta);
                     }
                 } else if meta.path.is_ident("default") {
                     f.serde_default = true;
                     if let Ok(v) = meta.value() {
+                        // `default = "path"`: a function the derive does not call.
+                        unread(&mut f.serde_unread, &meta);
                         let _: Option<LitStr> = v.parse().ok();
                     }
                 } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
                     f.serde_skip = true;
                 } else {
+                    if !SERDE_NOT_READING.iter().any(|k| meta.path.is_ident(k)) {
+                        unread(&mut f.serde_unread, &meta);
+                    }
                     skip_serde_meta(&meta);
                 }
                 Ok(())
@@ -211,9 +227,11 @@ pub(crate) fn parse_container_attrs(attrs: &[syn::Attribute]) -> Result<Containe
                 } else if meta.path.is_ident("rename_all") {
                     let s: LitStr = meta.value()?.parse()?;
                     c.rename_all = Some((s.span(), s.value()));
+                } else if meta.path.is_ident("parse") {
+                    c.parse = Some(meta.path.span());
                 } else {
                     return Err(meta.error(
-                        "unknown picomcp container attribute; expected one of: description, title, deny_unknown_fields, rename_all",
+                        "unknown picomcp container attribute; expected one of: description, title, deny_unknown_fields, rename_all, parse",
                     ));
                 }
                 Ok(())
@@ -227,8 +245,17 @@ pub(crate) fn parse_container_attrs(attrs: &[syn::Attribute]) -> Result<Containe
                         && let Ok(s) = v.parse::<LitStr>()
                     {
                         c.rename_all = Some((s.span(), s.value()));
+                    } else {
+                        unread(&mut c.serde_unread, &meta);
+                        skip_serde_meta(&meta);
                     }
                 } else {
+                    if !SERDE_CONTAINER_NOT_READING
+                        .iter()
+                        .any(|k| meta.path.is_ident(k))
+                    {
+                        unread(&mut c.serde_unread, &meta);
+                    }
                     skip_serde_meta(&meta);
                 }
                 Ok(())
@@ -236,6 +263,32 @@ pub(crate) fn parse_container_attrs(attrs: &[syn::Attribute]) -> Result<Containe
         }
     }
     Ok(c)
+}
+
+/// Field items of `#[serde(...)]` that do not change what serde's
+/// `Deserialize` builds from a JSON object (serializing only, or what a
+/// `&str` field does anyway).
+const SERDE_NOT_READING: &[&str] = &[
+    "skip_serializing",
+    "skip_serializing_if",
+    "serialize_with",
+    "borrow",
+];
+
+/// Container items of `#[serde(...)]` that do not change what serde's
+/// `Deserialize` builds from a JSON object.
+const SERDE_CONTAINER_NOT_READING: &[&str] = &["bound", "crate", "rename", "expecting"];
+
+/// Note the first serde item a derived parse could not follow.
+fn unread(slot: &mut Option<(Span, String)>, meta: &ParseNestedMeta<'_>) {
+    if slot.is_none() {
+        let name = meta
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        *slot = Some((meta.path.span(), name));
+    }
 }
 
 /// Step over a serde item picomcp does not read (`name`, `name = value` or

@@ -7,8 +7,11 @@
 //! targets. Documented in the picomcp README ("Deriving schemas").
 //!
 //! * `#[derive(ToolArgs)]`: `impl picomcp::derive_support::HasSchema`
-//!   (`const SCHEMA`); deserializing is serde's (`#[derive(serde::Deserialize)]`
-//!   alongside). Also for nested structs and unit-variant enums.
+//!   (`const SCHEMA`) and, on 64-bit targets, a check of that schema
+//!   (`check`); deserializing is serde's (`#[derive(serde::Deserialize)]`
+//!   alongside), unless `#[mcp(parse)]` asks for a derived parse too
+//!   (`picomcp::derive_support::args::DerivedParse`, built from arguments
+//!   the check vouched for). Also for nested structs and unit-variant enums.
 //! * `#[derive(ToolOutput)]`: `HasSchema` plus
 //!   `picomcp::derive_support::WriteJson` (writes `structuredContent`). A type
 //!   derives one of `ToolArgs` / `ToolOutput`, not both (`ToolOutput` already
@@ -17,7 +20,8 @@
 //!   on a struct of `&str` (required) and `Option<&str>` (optional) fields.
 //!
 //! Modules: `shape` (what a field's type is), `attrs` (the attributes and
-//! the rename rules), `schema` (schema codegen), `prompt`
+//! the rename rules), `schema` (schema codegen), `check` (the derived check
+//! and parse), `prompt`
 //! (`#[derive(PromptArgs)]`); this file holds the entry points and the
 //! `ToolArgs` / `ToolOutput` expansion.
 
@@ -90,6 +94,16 @@ impl Mode {
     }
 }
 
+/// A `#[serde(...)]` item that `#[mcp(parse)]` cannot follow.
+fn serde_unread_error(span: proc_macro2::Span, item: &str) -> Error {
+    Error::new(
+        span,
+        format!(
+            "picomcp: `#[mcp(parse)]` builds what serde's derive builds, and does not follow `#[serde({item})]`: drop one of them"
+        ),
+    )
+}
+
 fn check_generics(input: &DeriveInput, derive: &str) -> Result<()> {
     for p in &input.generics.params {
         if !matches!(p, syn::GenericParam::Lifetime(_)) {
@@ -117,6 +131,22 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
         tail.extend(quote!(.description(#d)));
     }
 
+    if let Some(span) = container.parse
+        && mode != Mode::Args
+    {
+        return Err(Error::new(
+            span,
+            format!("picomcp: `#[mcp(parse)]` applies to `#[derive(ToolArgs)]`, not `{derive}`"),
+        ));
+    }
+    if let Some((span, item)) = &container.serde_unread
+        && container.parse.is_some()
+    {
+        return Err(serde_unread_error(*span, item));
+    }
+    // The derived parse's fields (`#[mcp(parse)]`), and an enum's variants.
+    let mut parse_fields = Vec::new();
+    let mut parse_variants = Vec::new();
     let (schema, write_body, exact, check_body) = match &input.data {
         Data::Struct(data) => {
             let Fields::Named(named) = &data.fields else {
@@ -136,10 +166,22 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
             let mut checked = Some(Vec::new());
             for field in &named.named {
                 let a = parse_field_attrs(&field.attrs, Member::Field)?;
-                if a.serde_skip {
-                    continue;
+                if let Some((span, item)) = &a.serde_unread
+                    && container.parse.is_some()
+                {
+                    return Err(serde_unread_error(*span, item));
                 }
                 let Some(fident) = &field.ident else { continue };
+                if a.serde_skip {
+                    parse_fields.push(check::ParseField {
+                        ident: fident.clone(),
+                        ty: field.ty.clone(),
+                        name: String::new(),
+                        shape: None,
+                        fill: check::Fill::Skipped,
+                    });
+                    continue;
+                }
                 let name = wire_name(fident, Member::Field, &a, &container, mode)?;
                 let shape = classify(&field.ty, mode)?;
                 let fs = field_schema(&field.ty, &shape, &a)?;
@@ -156,8 +198,19 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                     required.push(name.clone());
                 }
                 let test = (!constrained)
-                    .then(|| check::value_test(&shape, true))
+                    .then(|| check::value_test(&shape, true, container.parse.is_some()))
                     .flatten();
+                parse_fields.push(check::ParseField {
+                    ident: fident.clone(),
+                    ty: field.ty.clone(),
+                    name: name.clone(),
+                    shape: Some(shape.clone()),
+                    fill: if is_required {
+                        check::Fill::Required
+                    } else {
+                        check::Fill::Default
+                    },
+                });
                 checked = match (checked, test) {
                     (Some(mut props), Some(test)) => {
                         props.push(check::Prop {
@@ -226,6 +279,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                 }
                 let name = wire_name(&variant.ident, Member::Variant, &a, &container, mode)?;
                 let v = &variant.ident;
+                parse_variants.push((name.clone(), v.clone()));
                 lits.push(quote!(::picomcp::schema::Literal::Str(#name)));
                 names.push(name.clone());
                 arms.push(quote!(Self::#v => v.str(#name),));
@@ -291,13 +345,56 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
                 impl #impl_g #ident #ty_g #where_c {
                     #[doc(hidden)]
                     #[allow(dead_code, unused_variables, unreachable_patterns, clippy::all, clippy::pedantic)]
-                    fn __picomcp_check_args(raw: &[u8]) -> bool {
+                    fn __picomcp_check_args(raw: &[u8], spans: &mut ::picomcp::derive_support::args::Spans) -> bool {
                         #body
                     }
                 }
             },
         ),
         None => (TokenStream2::new(), TokenStream2::new()),
+    };
+    let parse_impl = match container.parse {
+        Some(span) => {
+            if check_body.is_none() {
+                return Err(Error::new(
+                    span,
+                    "picomcp: `#[mcp(parse)]` builds on the derived argument check, which a type with value constraints (`minimum`, `max_length`, …), `heapless` strings or lists, or more than 64 fields does not get",
+                ));
+            }
+            let body = match &input.data {
+                Data::Enum(_) => check::parse_enum_body(&parse_variants),
+                _ => check::parse_struct_body(&parse_fields).map_err(|f| {
+                    Error::new(
+                        f.ty.span(),
+                        format!(
+                            "picomcp: `#[mcp(parse)]` does not cover `{}` (it covers `&str`, integers, floats, `bool`, `Option` of those and types with `#[mcp(parse)]`)",
+                            shape::show(&f.ty)
+                        ),
+                    )
+                })?,
+            };
+            let mut generics = input.generics.clone();
+            let mut de: syn::LifetimeParam = syn::parse_quote!('__picomcp_de);
+            for lt in input.generics.lifetimes() {
+                de.bounds.push(lt.lifetime.clone());
+            }
+            generics.params.insert(0, syn::GenericParam::Lifetime(de));
+            let (parse_g, _, parse_where) = generics.split_for_impl();
+            quote! {
+                #[automatically_derived]
+                impl #parse_g ::picomcp::derive_support::args::DerivedParse<'__picomcp_de> for #ident #ty_g #parse_where {
+                    const SCHEMA: &'static ::picomcp::schema::Schema<'static> = &#static_name;
+                    #[allow(unused_mut, unused_variables, clippy::all, clippy::pedantic)]
+                    fn parse_plain(
+                        raw: &'__picomcp_de [u8],
+                        spans: ::core::option::Option<&::picomcp::derive_support::args::Spans>,
+                    ) -> ::core::option::Option<Self> {
+                        #body
+                    }
+                }
+            }
+        }
+        None => TokenStream2::new(),
     };
     let has_schema = quote! {
         #[automatically_derived]
@@ -307,6 +404,7 @@ fn expand(input: &DeriveInput, mode: Mode) -> Result<TokenStream2> {
         }
         #static_schema
         #check_fn
+        #parse_impl
     };
     Ok(match mode {
         Mode::Args | Mode::Prompt => has_schema,

@@ -7,6 +7,7 @@ use syn::{Error, Expr, GenericArgument, PathArguments, Result, Type};
 use crate::Mode;
 
 /// What a field's type is, as far as the schema is concerned.
+#[derive(Clone)]
 pub(crate) enum Shape {
     Str,
     FixedString(Expr),

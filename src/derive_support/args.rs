@@ -24,9 +24,14 @@
 //! [`Schema`]: crate::schema::Schema
 //! [`Schema::validate`]: crate::schema::Schema::validate
 
-pub use crate::schema::derived::{ArgsCheck, FAST_ARGS};
+use crate::schema::Schema;
+pub use crate::schema::derived::{ArgsCheck, FAST_ARGS, SPANS, Spans};
+use crate::tool::{Arguments, ToolError, shape_error};
+use crate::wire::de::DeError;
 use crate::wire::json::{skip_ws, value_len};
 use crate::wire::swar::plain_run;
+use core::marker::PhantomData;
+use serde::Deserialize;
 
 /// The members of a validated JSON object, one at a time: the walk of
 /// [`Value::members`](crate::wire::json::Value::members) with the plain-string
@@ -44,8 +49,9 @@ pub struct Members<'a> {
 #[derive(Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Member<'a> {
-    /// A member: its key's bytes (no escape in them) and its value.
-    Next(&'a [u8], &'a [u8]),
+    /// A member: its key's bytes (no escape in them), its value, and
+    /// whether that value is a string without escapes.
+    Next(&'a [u8], &'a [u8], bool),
     /// The object's end.
     End,
     /// Not sure: an escaped key, or input that is not a validated object.
@@ -64,8 +70,10 @@ impl<'a> Members<'a> {
         }
     }
 
-    /// The next member.
-    #[inline]
+    /// The next member. Inlined into each derived check and parse: called
+    /// there, not inlined, it cost the bookshop's hit about 110
+    /// instructions a member (`scripts/list_cost.sh`).
+    #[inline(always)]
     pub fn next_member(&mut self) -> Member<'a> {
         let r = self.rest;
         let mut at = skip_ws(r, 0);
@@ -89,23 +97,24 @@ impl<'a> Members<'a> {
         }
         at = skip_ws(r, at + 1);
         let from = r.get(at..).unwrap_or_default();
-        // A string without escapes (most values) in one scan; anything
-        // else measured by `value_len`.
-        let plain = match from {
+        // A string of plain ASCII (most values) in one scan; anything else
+        // measured by `value_len`, and a string then searched for an escape.
+        let ascii = match from {
             [b'"', content @ ..] => {
                 let run = plain_run(content);
                 (content.get(run) == Some(&b'"')).then_some(run + 2)
             }
             _ => None,
         };
-        let Some(len) = plain.or_else(|| value_len(from)).filter(|&n| n > 0) else {
+        let Some(len) = ascii.or_else(|| value_len(from)).filter(|&n| n > 0) else {
             return Member::Unsure;
         };
         let Some((value, rest)) = from.split_at_checked(len) else {
             return Member::Unsure;
         };
         self.rest = rest;
-        Member::Next(key, value)
+        let plain = ascii.is_some() || is_plain_string(value);
+        Member::Next(key, value, plain)
     }
 }
 
@@ -165,7 +174,165 @@ pub fn is_one_of(v: &[u8], names: &[&str]) -> bool {
 /// A value of a nested type: its own derived check, if it has one.
 #[inline]
 pub fn is_nested(v: &[u8], check: Option<&'static ArgsCheck>) -> bool {
-    check.is_some_and(|c| (c.check)(v))
+    check.is_some_and(|c| (c.check)(v, &mut Spans::default()))
+}
+
+/// A JSON string without an escape: what a derived parse borrows as is
+/// (the check of a `#[mcp(parse)]` type is unsure of an escaped one, which
+/// serde then decodes in place). [`Member::Next`] tells it of a member's
+/// value.
+#[inline]
+pub fn is_plain_string(v: &[u8]) -> bool {
+    match v {
+        [b'"', content @ .., b'"'] => !content.contains(&b'\\'),
+        _ => false,
+    }
+}
+
+/// The derived parse (`#[derive(ToolArgs)]` with `#[mcp(parse)]`): the
+/// type built straight from arguments its own derived check vouched for,
+/// instead of through serde.
+///
+/// `parse_plain` runs only on bytes the check derived with [`SCHEMA`]
+/// said surely match it (that check is then also unsure of escaped
+/// strings): on such bytes it cannot fail, and builds exactly what serde's
+/// derive would. Anything else takes serde's `Deserialize`, so answers
+/// never change.
+///
+/// [`SCHEMA`]: DerivedParse::SCHEMA
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no derived parse",
+    label = "a field of a `#[mcp(parse)]` type",
+    note = "give `{Self}` `#[derive(ToolArgs)]` with `#[mcp(parse)]` too, or drop `#[mcp(parse)]` from the outer type"
+)]
+pub trait DerivedParse<'de>: Sized {
+    /// The `static` schema the type's derived check was derived with.
+    const SCHEMA: &'static Schema<'static>;
+
+    /// The value of `raw`, arguments the check vouched for, from the
+    /// [`Spans`] it recorded (`None`: walked again, as for a nested value);
+    /// `None` only on bytes it did not vouch for.
+    fn parse_plain(raw: &'de [u8], spans: Option<&Spans>) -> Option<Self>;
+}
+
+/// The content of a string the check found without escapes (its bytes
+/// as they are: an escape in them would be kept undecoded).
+#[inline]
+pub fn plain_str(v: &[u8]) -> Option<&str> {
+    match v {
+        [b'"', content @ .., b'"'] => core::str::from_utf8(content).ok(),
+        _ => None,
+    }
+}
+
+/// An integer written with digits only (what [`is_int_in`] accepts), as
+/// `T`.
+#[inline]
+pub fn int<T: TryFrom<i128>>(v: &[u8]) -> Option<T> {
+    let (negative, digits) = match v {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, v),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut n: i128 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + i128::from(d - b'0');
+    }
+    T::try_from(if negative { -n } else { n }).ok()
+}
+
+/// A JSON number as a float: the same conversion serde's way takes
+/// (`str::parse` of the number's text).
+#[inline]
+pub fn float<T: core::str::FromStr>(v: &[u8]) -> Option<T> {
+    core::str::from_utf8(v).ok()?.parse().ok()
+}
+
+/// `true` or `false`.
+#[inline]
+pub fn boolean(v: &[u8]) -> Option<bool> {
+    match v {
+        b"true" => Some(true),
+        b"false" => Some(false),
+        _ => None,
+    }
+}
+
+/// A value of a nested type with a derived parse.
+#[inline]
+pub fn nested<'de, T: DerivedParse<'de>>(v: &'de [u8]) -> Option<T> {
+    T::parse_plain(v, None)
+}
+
+/// How `tool!` parses its arguments type `T`: with the derived parse when
+/// `T` has one ([`ByDerive`], picked first by method resolution), else
+/// with serde ([`BySerde`], one auto-reference further).
+#[derive(Debug)]
+pub struct Pick<T>(PhantomData<T>);
+
+impl<T> Pick<T> {
+    /// The picker of `T`.
+    #[inline]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<T> Default for Pick<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The derived parse, for a type that has one.
+pub trait ByDerive<'de, T> {
+    /// `T` from `args`: built by [`DerivedParse`] when its check vouched for
+    /// them, by serde otherwise.
+    ///
+    /// # Errors
+    ///
+    /// The tool error of arguments that do not fit `T`.
+    fn parse_args(&self, args: Arguments<'de>) -> Result<T, ToolError<'static>>;
+}
+
+impl<'de, T: DerivedParse<'de> + Deserialize<'de>> ByDerive<'de, T> for Pick<T> {
+    #[inline]
+    fn parse_args(&self, args: Arguments<'de>) -> Result<T, ToolError<'static>> {
+        // No derived check vouches on small targets (`FAST_ARGS`): no
+        // derived parse linked there.
+        if !FAST_ARGS {
+            return args.parse();
+        }
+        match args.vouched_by(T::SCHEMA) {
+            // `None` cannot follow the check's word (see `DerivedParse`).
+            Ok((raw, spans)) => {
+                T::parse_plain(raw, Some(&spans)).ok_or_else(|| shape_error(DeError::InvalidType))
+            }
+            Err(args) => args.parse(),
+        }
+    }
+}
+
+/// Serde's parse, for every other type.
+pub trait BySerde<'de, T> {
+    /// `T` from `args`, by serde.
+    ///
+    /// # Errors
+    ///
+    /// The tool error of arguments that do not fit `T`.
+    fn parse_args(&self, args: Arguments<'de>) -> Result<T, ToolError<'static>>;
+}
+
+impl<'de, T: Deserialize<'de>> BySerde<'de, T> for &Pick<T> {
+    #[inline]
+    fn parse_args(&self, args: Arguments<'de>) -> Result<T, ToolError<'static>> {
+        args.parse()
+    }
 }
 
 #[cfg(test)]
@@ -195,15 +362,15 @@ mod tests {
         assert_eq!(
             members(br#"{"a":1, "bc" : "x\"y" ,"d":{"e":[1,2]}}"#),
             [
-                Member::Next(b"a", b"1"),
-                Member::Next(b"bc", br#""x\"y""#),
-                Member::Next(b"d", br#"{"e":[1,2]}"#),
+                Member::Next(b"a", b"1", false),
+                Member::Next(b"bc", br#""x\"y""#, false),
+                Member::Next(b"d", br#"{"e":[1,2]}"#, false),
                 Member::End
             ]
         );
         assert_eq!(
             members(br#"{"a":1,"\u0062":2}"#),
-            [Member::Next(b"a", b"1"), Member::Unsure]
+            [Member::Next(b"a", b"1", false), Member::Unsure]
         );
         assert!(Members::new(b"[1]").is_none());
         assert!(Members::new(b"").is_none());

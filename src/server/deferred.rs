@@ -148,7 +148,10 @@ impl<S> Server<'_, S> {
                         (args, input)
                     };
                     let mut empty = *b"{}";
-                    let args = Arguments::new(args.unwrap_or(&mut empty));
+                    // Checked before the call was deferred; the derived check's
+                    // word is not carried here, so a derived parse takes
+                    // serde's way.
+                    let args = Arguments::new(args.unwrap_or(&mut empty), None);
                     let mut state = ReplyState::default();
                     // `run_handler`, awaiting.
                     let body_start = resp.open_result();

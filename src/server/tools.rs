@@ -14,6 +14,7 @@ use super::params::{named_call, span, split_spans};
 use crate::context::Track;
 use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, Message};
 use crate::mcp::ProtocolVersion;
+use crate::schema::derived::Spans;
 use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure, ToolOutcome};
 use crate::wire::emit::Decimal;
 use crate::wire::json::{self, JsonStr, Kind, Limits, Value};
@@ -67,7 +68,8 @@ impl<S> Server<'_, S> {
     ) -> Wrote {
         let version = info.version();
         // Phase 1 (shared borrow of the frame): find the tool, check the arguments.
-        let (tool, args_span, mrtr) = {
+        let mut spans = Spans::default();
+        let (tool, args_span, mrtr, vouched) = {
             let Some((name, given)) = named_call(frame, params_span.clone(), info.named()) else {
                 return resp.invalid_params();
             };
@@ -81,13 +83,16 @@ impl<S> Server<'_, S> {
             let args = given.unwrap_or(Value::trusted(b"{}"));
             // The one place that decides the channel of a schema violation:
             // a tool error, which the model can correct (MCP 2025-11-25).
-            if let Err(violation) = tool.descriptor.check_arguments(&args) {
-                let name = tool.descriptor.name;
-                let body_start = resp.open_result();
-                let text = Text::Fmt(format_args!("{violation}"));
-                write_tool_error(resp.w, INVALID_ARGUMENTS, name, text);
-                return self.close_tool_result(name, body_start, resp);
-            }
+            let vouched = match tool.descriptor.check_arguments(&args, &mut spans) {
+                Ok(vouched) => vouched,
+                Err(violation) => {
+                    let name = tool.descriptor.name;
+                    let body_start = resp.open_result();
+                    let text = Text::Fmt(format_args!("{violation}"));
+                    write_tool_error(resp.w, INVALID_ARGUMENTS, name, text);
+                    return self.close_tool_result(name, body_start, resp);
+                }
+            };
             #[cfg(feature = "async-handlers")]
             if tool.awaits.is_some() {
                 return self.defer_tool(tool, info, frame, params_span, given, resp);
@@ -96,7 +101,7 @@ impl<S> Server<'_, S> {
             let Ok(mrtr) = self.mrtr_spans(&info, frame, "tools/call", name, args.raw()) else {
                 return resp.invalid_params();
             };
-            (tool, given.map(|a| span(frame, a.raw())), mrtr)
+            (tool, given.map(|a| span(frame, a.raw())), mrtr, vouched)
         };
         // Phase 2: hand the handler the arguments (mutable, for in-place
         // unescaping), the verified MRTR input and the output writer.
@@ -109,7 +114,7 @@ impl<S> Server<'_, S> {
                 Err(()) => return Self::bad_state(resp),
             },
         };
-        let args = Arguments::new(args.unwrap_or(&mut empty));
+        let args = Arguments::new(args.unwrap_or(&mut empty), vouched.map(|s| (s, spans)));
         let mut state = ReplyState::default();
         let (outcome, ran) =
             self.run_handler(&mut resp, &mut info, &input, &mut state, |ctx, state| {

@@ -109,7 +109,10 @@ impl Shop {
 // Schema (checked before the handler runs, listed by `tools/list`), serde the
 // parsing, `ToolOutput` the `structuredContent` writer.
 
+// `parse`: the derive also builds it from arguments its check vouched for
+// (serde's derive for the rest: escaped titles).
 #[derive(ToolArgs, serde::Deserialize)]
+#[mcp(parse)]
 struct TitleArgs<'a> {
     title: &'a str,
 }

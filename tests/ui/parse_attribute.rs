@@ -1,0 +1,37 @@
+// `#[mcp(parse)]` builds what serde's derive builds: it refuses serde items
+// it does not follow, types without a derived check, other derives, and
+// nested types without a derived parse of their own.
+use picomcp::{ToolArgs, ToolOutput};
+
+#[derive(ToolArgs, serde::Deserialize)]
+#[mcp(parse)]
+struct Aliased<'a> {
+    #[serde(alias = "name")]
+    title: &'a str,
+}
+
+#[derive(ToolArgs, serde::Deserialize)]
+#[mcp(parse)]
+struct Constrained {
+    #[mcp(maximum = 3)]
+    n: u8,
+}
+
+#[derive(ToolOutput)]
+#[mcp(parse)]
+struct Output {
+    n: u8,
+}
+
+#[derive(ToolArgs, serde::Deserialize)]
+struct Inner {
+    n: u8,
+}
+
+#[derive(ToolArgs, serde::Deserialize)]
+#[mcp(parse)]
+struct Outer {
+    inner: Inner,
+}
+
+fn main() {}
