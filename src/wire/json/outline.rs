@@ -98,6 +98,10 @@ pub(crate) struct Name {
     /// 64-bit targets only (speed); small ones compare bytes (flash).
     #[cfg(target_pointer_width = "64")]
     words: [u64; 2],
+    /// The bytes of `words` that hold the key (a key of this length read
+    /// as two words is masked with these).
+    #[cfg(target_pointer_width = "64")]
+    masks: [u64; 2],
 }
 
 impl Name {
@@ -105,23 +109,31 @@ impl Name {
     /// with a backslash.
     pub(crate) const fn new(text: &'static str) -> Name {
         let mut words = [0u64; 2];
+        let mut masks = [0u64; 2];
         let mut rest = text.as_bytes();
         let mut i = 0;
         while let [b, tail @ ..] = rest {
             assert!(*b != b'\\', "an outline key has no backslash");
             let bits = (*b as u64) << (8 * (i % 8));
+            let mask = 0xffu64 << (8 * (i % 8));
             if i < 8 {
                 words[0] |= bits;
+                masks[0] |= mask;
             } else if i < 16 {
                 words[1] |= bits;
+                masks[1] |= mask;
             }
             rest = tail;
             i += 1;
         }
+        #[cfg(not(target_pointer_width = "64"))]
+        let _ = (words, masks);
         Name {
             text,
             #[cfg(target_pointer_width = "64")]
             words,
+            #[cfg(target_pointer_width = "64")]
+            masks,
         }
     }
 
@@ -195,12 +207,11 @@ pub(crate) struct Outline {
     repeated: u32,
     /// The slot whose value is open at depth 1, 2 and 3, or [`NONE`].
     open: [u8; 3],
-    /// The open depth-1 member is the first `parent`: depth-2 members are
-    /// its object's.
-    in_parent: bool,
-    /// The open depth-2 member is the first `inner_parent` of that object:
-    /// depth-3 members are its object's.
-    in_deep: bool,
+    /// Bit `d - 1`: members at depth `d` are recorded. Bit 0 always; bit 1
+    /// while the open depth-1 member is the first `parent` (depth-2
+    /// members are its object's); bit 2 while the open depth-2 member is
+    /// that object's first `inner_parent`.
+    active: u8,
 }
 
 impl Outline {
@@ -211,8 +222,7 @@ impl Outline {
             found: 0,
             repeated: 0,
             open: [NONE; 3],
-            in_parent: false,
-            in_deep: false,
+            active: 1,
         }
     }
 
@@ -221,8 +231,7 @@ impl Outline {
         self.found = 0;
         self.repeated = 0;
         self.open = [NONE; 3];
-        self.in_parent = false;
-        self.in_deep = false;
+        self.active = 1;
     }
 
     /// The value of the first top-level member named `keys.top[i]`.
@@ -274,7 +283,7 @@ fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize
     if let Some(name) = level.names.get(at) {
         #[cfg(target_pointer_width = "64")]
         let same = name.text.len() == raw.len()
-            && words_at(input, key, raw.len().min(16)) == Some(name.words)
+            && words_at(input, key, raw.len().min(16), name.masks) == Some(name.words)
             && raw.get(16..) == name.text.as_bytes().get(16..);
         #[cfg(not(target_pointer_width = "64"))]
         let same = name.text.as_bytes() == raw;
@@ -290,18 +299,14 @@ fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize
 }
 
 /// The `len` bytes at `input[at..]` as [`Name`]'s two words; `None` past 16
-/// bytes. Two word loads, masked, where the input has 16 bytes there.
+/// bytes. Two word loads, masked with `masks` (the [`Name`]'s, whose
+/// length is `len`), where the input has 16 bytes there.
 #[cfg(target_pointer_width = "64")]
 #[inline]
-fn words_at(input: &[u8], at: usize, len: usize) -> Option<[u64; 2]> {
+fn words_at(input: &[u8], at: usize, len: usize, masks: [u64; 2]) -> Option<[u64; 2]> {
     if len > 16 {
         return None;
     }
-    let mask = |n: usize| match n {
-        0 => 0,
-        1..8 => (1u64 << (8 * n)) - 1,
-        _ => u64::MAX,
-    };
     if let Some((lo, hi)) = input
         .get(at..)
         .and_then(|b| b.first_chunk::<16>())
@@ -309,8 +314,8 @@ fn words_at(input: &[u8], at: usize, len: usize) -> Option<[u64; 2]> {
         && let (Ok(lo), Ok(hi)) = (<[u8; 8]>::try_from(lo), <[u8; 8]>::try_from(hi))
     {
         return Some([
-            u64::from_le_bytes(lo) & mask(len),
-            u64::from_le_bytes(hi) & mask(len.saturating_sub(8)),
+            u64::from_le_bytes(lo) & masks[0],
+            u64::from_le_bytes(hi) & masks[1],
         ]);
     }
     // The end of the input: byte by byte.
@@ -335,11 +340,14 @@ impl Outline {
         key_end: usize,
         value: usize,
     ) {
-        let (names, base, level) = match depth {
-            1 => (&self.keys.top, 0, 0),
-            2 if self.in_parent => (&self.keys.inner, SLOTS, 1),
-            3 if self.in_deep => (&self.keys.deep, 2 * SLOTS, 2),
-            _ => return,
+        let level = depth.wrapping_sub(1);
+        if !self.records(depth) {
+            return;
+        }
+        let (names, base, parent) = match level {
+            0 => (&self.keys.top, 0, self.keys.parent),
+            1 => (&self.keys.inner, SLOTS, SLOTS + self.keys.inner_parent),
+            _ => (&self.keys.deep, 2 * SLOTS, usize::MAX),
         };
         let mut open = NONE;
         if let Some(i) = pick(names, input, key + 1, key_end.saturating_sub(1)) {
@@ -357,31 +365,34 @@ impl Outline {
         if let Some(o) = self.open.get_mut(level) {
             *o = open;
         }
-        match level {
-            0 => self.in_parent = open != NONE && usize::from(open) == self.keys.parent,
-            1 => self.in_deep = open != NONE && usize::from(open) == SLOTS + self.keys.inner_parent,
-            _ => {}
+        // The next level is recorded while this member is its parent.
+        let child = 1u8 << (level + 1);
+        if open != NONE && usize::from(open) == parent {
+            self.active |= child;
+        } else {
+            self.active &= !child;
         }
+    }
+
+    /// Whether members of objects at `depth` are recorded. Asked here, not
+    /// by the validator before the call: asked there too, the hit cost 49
+    /// instructions more (`scripts/list_cost.sh`).
+    #[inline]
+    fn records(&self, depth: usize) -> bool {
+        let level = depth.wrapping_sub(1);
+        level < 3 && (self.active >> level) & 1 != 0
     }
 
     /// A value inside a container at `depth` ended just before `pos`.
     #[inline]
     pub(super) fn value_end(&mut self, depth: usize, pos: usize) {
-        let level = match depth {
-            1 => 0,
-            2 => 1,
-            3 => 2,
-            _ => return,
-        };
+        let level = depth.wrapping_sub(1);
         let Some(open) = self.open.get_mut(level) else {
             return;
         };
         let at = core::mem::replace(open, NONE);
-        match level {
-            0 => self.in_parent = false,
-            1 => self.in_deep = false,
-            _ => {}
-        }
+        // The levels below this value are closed with it.
+        self.active &= !(0b110 << level);
         if let Some(slot) = self.values.get_mut(usize::from(at)) {
             match u32::try_from(pos) {
                 Ok(end) => slot.1 = end,
