@@ -19,6 +19,14 @@ pub(super) fn split_spans<'f, const N: usize>(
     mut spans: [Option<Range<usize>>; N],
 ) -> [Option<&'f mut [u8]>; N] {
     let mut out: [Option<&'f mut [u8]>; N] = core::array::from_fn(|_| None);
+    // One span (a call without request state, most calls): no split.
+    let mut given = spans.iter_mut().enumerate().filter(|(_, s)| s.is_some());
+    if let (Some((i, only)), None) = (given.next(), given.next()) {
+        if let (Some(r), Some(slot)) = (only.take(), out.get_mut(i)) {
+            *slot = frame.get_mut(r);
+        }
+        return out;
+    }
     split_into(frame, &mut spans, &mut out);
     out
 }
@@ -89,43 +97,6 @@ pub(super) fn progress_token(
     heapless::Vec::from_slice(token.raw()).ok()
 }
 
-/// `name`, `arguments`, `requestState`, `inputResponses` and `uri` of a
-/// request's `params` (the first of each, as `Value::get` would find), from
-/// one walk over its members.
-#[derive(Clone, Copy, Default)]
-pub(super) struct ParamsScan<'a> {
-    pub(super) name: Option<Value<'a>>,
-    pub(super) arguments: Option<Value<'a>>,
-    pub(super) state: Option<Value<'a>>,
-    pub(super) responses: Option<Value<'a>>,
-    pub(super) uri: Option<Value<'a>>,
-}
-
-impl<'a> ParamsScan<'a> {
-    /// From the outline of `frame`'s validation (its inner slots are
-    /// [`PARAMS_KEYS`](crate::mcp::envelope::PARAMS_KEYS)'s).
-    pub(super) fn of(frame: &'a [u8], outline: &json::Outline) -> Self {
-        use crate::mcp::envelope::{
-            PARAM_ARGUMENTS, PARAM_NAME, PARAM_RESPONSES, PARAM_STATE, PARAM_URI,
-        };
-        let [name, arguments, state, responses, uri] = [
-            PARAM_NAME,
-            PARAM_ARGUMENTS,
-            PARAM_STATE,
-            PARAM_RESPONSES,
-            PARAM_URI,
-        ]
-        .map(|i| outline.inner(frame, i));
-        ParamsScan {
-            name,
-            arguments,
-            state,
-            responses,
-            uri,
-        }
-    }
-}
-
 /// Where `name`, `arguments`, `requestState` and `inputResponses` of
 /// `params` are in the frame (as `u32` offsets: it rides in every
 /// request's facts, moved several times).
@@ -139,21 +110,30 @@ pub(super) struct NamedSpans {
     pub(super) responses: Option<Span>,
 }
 
+impl NamedSpans {
+    /// From the outline of `frame`'s validation (its inner slots are
+    /// [`PARAMS_KEYS`](crate::mcp::envelope::PARAMS_KEYS)'s: the first of
+    /// each member, as `Value::get` would find it); `uri` in place of
+    /// `name` for `resources/read`.
+    pub(super) fn outlined(outline: &json::Outline, uri: bool) -> Self {
+        use crate::mcp::envelope::{
+            PARAM_ARGUMENTS, PARAM_NAME, PARAM_RESPONSES, PARAM_STATE, PARAM_URI,
+        };
+        let at = |i| outline.inner_span(i).map(|(s, e)| Span(s, e));
+        NamedSpans {
+            name: at(if uri { PARAM_URI } else { PARAM_NAME }),
+            arguments: at(PARAM_ARGUMENTS),
+            state: at(PARAM_STATE),
+            responses: at(PARAM_RESPONSES),
+        }
+    }
+}
+
 /// A compact span of the frame: start and end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Span(u32, u32);
 
 impl Span {
-    /// Where `part` (a sub-slice of `whole`) lies in `whole`; `None` past
-    /// 4 GiB.
-    pub(super) fn of(whole: &[u8], part: &[u8]) -> Option<Span> {
-        let r = span(whole, part);
-        Some(Span(
-            u32::try_from(r.start).ok()?,
-            u32::try_from(r.end).ok()?,
-        ))
-    }
-
     /// The bytes of `frame` it covers.
     pub(super) fn get(self, frame: &[u8]) -> Option<&[u8]> {
         frame.get(self.0 as usize..self.1 as usize)
@@ -259,14 +239,17 @@ mod tests {
     }
 
     #[test]
-    fn params_scan_takes_the_first_of_each() {
-        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a","x":1,"_meta":{},"name":"b","arguments":{"k":2}}}"#;
+    fn named_spans_take_the_first_of_each() {
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a","x":1,"_meta":{},"name":"b","arguments":{"k":2},"uri":"u"}}"#;
         let mut outline = json::Outline::new(&crate::mcp::envelope::OUTLINE_KEYS);
         json::validate_outlined(frame, &json::Limits::DEFAULT, &mut outline).unwrap();
-        let scan = ParamsScan::of(frame, &outline);
-        assert_eq!(scan.name.map(|n| n.raw()), Some(&br#""a""#[..]));
-        assert_eq!(scan.arguments.map(|a| a.raw()), Some(&br#"{"k":2}"#[..]));
-        assert!(scan.state.is_none() && scan.responses.is_none());
+        let named = NamedSpans::outlined(&outline, false);
+        let text = |s: Option<Span>| s.and_then(|s| s.get(frame));
+        assert_eq!(text(named.name), Some(&br#""a""#[..]));
+        assert_eq!(text(named.arguments), Some(&br#"{"k":2}"#[..]));
+        assert!(named.state.is_none() && named.responses.is_none());
+        let by_uri = NamedSpans::outlined(&outline, true);
+        assert_eq!(text(by_uri.name), Some(&br#""u""#[..]));
     }
 
     #[test]

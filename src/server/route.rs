@@ -8,7 +8,7 @@ use super::invoke::{Asking, RequestFacts, RequestInfo};
 use super::list::List;
 use super::out::Answer;
 use super::out::{Data, Out, Wrote, answer_writer};
-use super::params::{NamedSpans, ParamsScan, Span, progress_token, span};
+use super::params::{NamedSpans, progress_token, span};
 use super::waiting::{NoRoom, WaitingView};
 use super::{Connection, Origin, Server, Session, Subject};
 use crate::changes::Subscriber;
@@ -276,10 +276,6 @@ impl<S> Server<'_, S> {
         let method = Method::from_json(request.method);
         let method_span = span(frame, request.method.raw());
         let params = request.params;
-        let scan = match params {
-            None => ParamsScan::default(),
-            Some(_) => ParamsScan::of(frame, outline),
-        };
         let keys = match params {
             None => envelope::MetaKeys::default(),
             Some(_) => envelope::MetaKeys::outlined(frame, outline),
@@ -294,15 +290,9 @@ impl<S> Server<'_, S> {
         let facts = RequestFacts {
             progress: progress_token(keys.progress),
             notify,
-            named: NamedSpans {
-                name: match method {
-                    Method::ResourcesRead => scan.uri,
-                    _ => scan.name,
-                }
-                .and_then(|v| Span::of(frame, v.raw())),
-                arguments: scan.arguments.and_then(|v| Span::of(frame, v.raw())),
-                state: scan.state.and_then(|v| Span::of(frame, v.raw())),
-                responses: scan.responses.and_then(|v| Span::of(frame, v.raw())),
+            named: match params {
+                None => NamedSpans::default(),
+                Some(_) => NamedSpans::outlined(outline, method == Method::ResourcesRead),
             },
         };
         let enveloped = keys.is_enveloped();

@@ -254,6 +254,16 @@ impl Outline {
         self.slot(input, 2 * SLOTS + i)
     }
 
+    /// Where [`Outline::inner`]'s value lies in the input: `(start, end)`.
+    #[inline]
+    pub(crate) fn inner_span(&self, i: usize) -> Option<(u32, u32)> {
+        let at = SLOTS + i;
+        if self.found & (1 << at) == 0 {
+            return None;
+        }
+        self.values.get(at).copied()
+    }
+
     /// Bit `i` set: `keys.top[i]` appears more than once.
     pub(crate) fn repeated_top(&self) -> u32 {
         self.repeated & ((1 << SLOTS) - 1)
