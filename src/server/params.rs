@@ -19,14 +19,6 @@ pub(super) fn split_spans<'f, const N: usize>(
     mut spans: [Option<Range<usize>>; N],
 ) -> [Option<&'f mut [u8]>; N] {
     let mut out: [Option<&'f mut [u8]>; N] = core::array::from_fn(|_| None);
-    // One span (a call without request state, most calls): no split.
-    let mut given = spans.iter_mut().enumerate().filter(|(_, s)| s.is_some());
-    if let (Some((i, only)), None) = (given.next(), given.next()) {
-        if let (Some(r), Some(slot)) = (only.take(), out.get_mut(i)) {
-            *slot = frame.get_mut(r);
-        }
-        return out;
-    }
     split_into(frame, &mut spans, &mut out);
     out
 }
@@ -40,6 +32,14 @@ fn split_into<'f>(
     spans: &mut [Option<Range<usize>>],
     out: &mut [Option<&'f mut [u8]>],
 ) {
+    // One span (a call without request state, most calls): no split.
+    let mut given = spans.iter_mut().enumerate().filter(|(_, s)| s.is_some());
+    if let (Some((i, only)), None) = (given.next(), given.next()) {
+        if let (Some(r), Some(slot)) = (only.take(), out.get_mut(i)) {
+            *slot = frame.get_mut(r);
+        }
+        return;
+    }
     let mut rest: &'f mut [u8] = frame;
     let mut offset = 0;
     loop {
