@@ -88,6 +88,29 @@ impl Method {
 
     /// Look a (possibly escaped) method name up.
     pub fn from_json(name: JsonStr<'_>) -> Method {
+        // No name in the table has a backslash (asserted below): raw text
+        // equal to a name is that name, and only raw text with an escape
+        // needs decoding to be compared.
+        #[allow(clippy::indexing_slicing, reason = "const-evaluated, within bounds")]
+        const _: () = {
+            let mut i = 0;
+            while i < Method::TABLE.len() {
+                let b = Method::TABLE[i].1.as_bytes();
+                let mut j = 0;
+                while j < b.len() {
+                    assert!(b[j] != b'\\', "a method name has no backslash");
+                    j += 1;
+                }
+                i += 1;
+            }
+        };
+        let raw = name.raw();
+        if let Some((m, _)) = Self::TABLE.iter().find(|(_, s)| raw == s.as_bytes()) {
+            return *m;
+        }
+        if !raw.contains(&b'\\') {
+            return Method::Unknown;
+        }
         Self::TABLE
             .iter()
             .find(|(_, s)| name.eq_str(s))
@@ -454,4 +477,28 @@ pub enum Role {
     User,
     /// `assistant`
     Assistant,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Method;
+    use crate::wire::json::JsonStr;
+
+    fn method(raw: &str) -> Method {
+        Method::from_json(JsonStr::new(raw.as_bytes()).expect("valid string contents"))
+    }
+
+    #[test]
+    fn methods_as_written_and_escaped() {
+        for (m, name) in Method::TABLE {
+            assert_eq!(method(name), m, "{name}");
+            assert_eq!(Method::as_str(m), name);
+        }
+        assert_eq!(method(r"tools\/call"), Method::ToolsCall);
+        assert_eq!(method(r"\u0070ing"), Method::Ping);
+        assert_eq!(method(r"tools/cal\u006c"), Method::ToolsCall);
+        assert_eq!(method("tools/Call"), Method::Unknown);
+        assert_eq!(method(r"tools\/calls"), Method::Unknown);
+        assert_eq!(method(""), Method::Unknown);
+    }
 }

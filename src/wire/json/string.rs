@@ -83,7 +83,10 @@ impl<'a> JsonStr<'a> {
         // never shorter than the decoded one: a shorter raw text cannot be
         // equal, and one of equal length only if it has no escape at all.
         if self.raw.len() == s.len() {
-            self.raw == s.as_bytes() && self.raw.iter().all(|&b| b != b'\\')
+            // Equal bytes decode to `s` unless they hold an escape, which
+            // they then share with `s`: testing `s` (most often a literal,
+            // folded away) instead of scanning the raw text.
+            self.raw == s.as_bytes() && !s.as_bytes().contains(&b'\\')
         } else {
             // Longer raw text: equal only through an escape, and its first
             // character is either an escape or the same byte.
