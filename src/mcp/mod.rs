@@ -104,12 +104,15 @@ impl Method {
                 i += 1;
             }
         };
+        // 64-bit only: small targets keep the one loop below (flash).
         let raw = name.raw();
-        if let Some((m, _)) = Self::TABLE.iter().find(|(_, s)| raw == s.as_bytes()) {
-            return *m;
-        }
-        if !raw.contains(&b'\\') {
-            return Method::Unknown;
+        if cfg!(target_pointer_width = "64") {
+            if let Some((m, _)) = Self::TABLE.iter().find(|(_, s)| raw == s.as_bytes()) {
+                return *m;
+            }
+            if !raw.contains(&b'\\') {
+                return Method::Unknown;
+            }
         }
         Self::TABLE
             .iter()
