@@ -203,16 +203,13 @@ impl<'b> Writer<'b> {
 
     /// Escape `bytes` `levels` times (0: as is). Recursion depth <= 2.
     fn escape_levels(&mut self, bytes: &[u8], levels: u8) {
-        if levels == 0 {
+        // Nothing to escape (most text): plain bytes are their own escape
+        // at every level.
+        if levels == 0 || swar::plain_run(bytes) == bytes.len() {
             self.put(bytes);
             return;
         }
         let next = levels - 1;
-        // Fast path: nothing to escape.
-        if swar::plain_run(bytes) == bytes.len() {
-            self.escape_levels(bytes, next);
-            return;
-        }
         let mut run = 0;
         for (i, &b) in bytes.iter().enumerate() {
             let esc: Option<&[u8]> = match b {
@@ -522,6 +519,16 @@ struct Escaping<'w, 'b>(&'w mut Writer<'b>);
 impl fmt::Write for Escaping<'_, '_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.0.str_content(s);
+        Ok(())
+    }
+
+    /// One character (`Display` impls write separators so): a plain one
+    /// as its byte, without encoding it and scanning it as text.
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        match u8::try_from(c) {
+            Ok(b) if swar::is_plain(b) => self.0.put(&[b]),
+            _ => self.0.str_content(c.encode_utf8(&mut [0u8; 4])),
+        }
         Ok(())
     }
 }
