@@ -11,7 +11,7 @@ use super::invoke::{Deferral, defer};
 use super::invoke::{Ran, RequestInfo};
 use super::out::{Data, Out, Text, Wrote, write_stamp, write_tool_error};
 use super::params::{named_call, span, split_spans};
-use crate::context::Track;
+use crate::context::{Mrtr, Track};
 use crate::error::{INTERNAL_ERROR, INVALID_PARAMS, Message};
 use crate::mcp::ProtocolVersion;
 use crate::schema::derived::Spans;
@@ -97,22 +97,41 @@ impl<S> Server<'_, S> {
             if tool.awaits.is_some() {
                 return self.defer_tool(tool, info, frame, params_span, given, resp);
             }
-            let name = tool.descriptor.name.as_bytes();
-            let Ok(mrtr) = self.mrtr_spans(&info, frame, "tools/call", name, args.raw()) else {
-                return resp.invalid_params();
+            // MRTR (2026-07-28) only: the handshake era has no request
+            // state to look up, and keeps no binding to copy around. On
+            // 64-bit targets: small ones keep the one way (flash: 224 B).
+            let mrtr = match info.is_modern() || cfg!(not(target_pointer_width = "64")) {
+                false => None,
+                true => {
+                    let name = tool.descriptor.name.as_bytes();
+                    match self.mrtr_spans(&info, frame, "tools/call", name, args.raw()) {
+                        Ok(mrtr) => Some(mrtr),
+                        Err(()) => return resp.invalid_params(),
+                    }
+                }
             };
             (tool, given.map(|a| span(frame, a.raw())), mrtr, vouched)
         };
         // Phase 2: hand the handler the arguments (mutable, for in-place
         // unescaping), the verified MRTR input and the output writer.
         let mut empty = *b"{}";
-        let [args, state, responses] = split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
-        let input = match info.retry() {
-            Some(answers) => answers,
-            None => match Self::mrtr_input(mrtr.binding, state, responses) {
-                Ok(input) => input,
-                Err(()) => return Self::bad_state(resp),
-            },
+        let (args, input) = match mrtr {
+            None => (
+                args_span.and_then(|r| frame.get_mut(r)),
+                info.retry().unwrap_or(Mrtr::NONE),
+            ),
+            Some(mrtr) => {
+                let [args, state, responses] =
+                    split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
+                let input = match info.retry() {
+                    Some(answers) => answers,
+                    None => match Self::mrtr_input(mrtr.binding, state, responses) {
+                        Ok(input) => input,
+                        Err(()) => return Self::bad_state(resp),
+                    },
+                };
+                (args, input)
+            }
         };
         let args = Arguments::new(args.unwrap_or(&mut empty), vouched.map(|s| (s, spans)));
         let mut state = ReplyState::default();
