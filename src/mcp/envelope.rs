@@ -80,10 +80,15 @@ impl<'a> MetaKeys<'a> {
         const CAPS: usize = slot_of(&META_KEYS, CLIENT_CAPABILITIES_KEY);
         const PROGRESS: usize = slot_of(&META_KEYS, "progressToken");
         const LEVEL: usize = slot_of(&META_KEYS, LOG_LEVEL_KEY);
+        let meta = outline.inner(frame, PARAM_META);
+        // No `_meta` (most requests of the handshake era): no keys in it.
+        if meta.is_none() {
+            return MetaKeys::default();
+        }
         let [version, caps, progress, level] =
             [VERSION, CAPS, PROGRESS, LEVEL].map(|i| outline.deep(frame, i));
         MetaKeys {
-            meta: outline.inner(frame, PARAM_META),
+            meta,
             version,
             caps,
             level,
