@@ -279,6 +279,12 @@ impl<'n> RequestInfo<'n> {
         self.retry.copied()
     }
 
+    /// [`RequestInfo::retry`] by reference (no copy of the answers; not a
+    /// borrow of `self`).
+    pub(super) fn retry_ref(&self) -> Option<&'n Mrtr<'n>> {
+        self.retry
+    }
+
     pub(super) fn version(&self) -> ProtocolVersion {
         self.version
     }

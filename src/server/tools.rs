@@ -80,7 +80,7 @@ impl<S> Server<'_, S> {
                     Data::None,
                 );
             };
-            let args = given.unwrap_or(Value::trusted(b"{}"));
+            let args = given.unwrap_or_else(|| Value::trusted(b"{}"));
             // The one place that decides the channel of a schema violation:
             // a tool error, which the model can correct (MCP 2025-11-25).
             let vouched = match tool.descriptor.check_arguments(&args, &mut spans) {
@@ -115,18 +115,24 @@ impl<S> Server<'_, S> {
         // Phase 2: hand the handler the arguments (mutable, for in-place
         // unescaping), the verified MRTR input and the output writer.
         let mut empty = *b"{}";
-        let (args, input) = match mrtr {
+        // The input by reference: the answers of a handshake-era retry, none,
+        // or what the request's state and responses hold (no copies).
+        let opened;
+        let (args, input): (_, &Mrtr<'_>) = match mrtr {
             None => (
                 args_span.and_then(|r| frame.get_mut(r)),
-                info.retry().unwrap_or(Mrtr::NONE),
+                info.retry_ref().unwrap_or(&Mrtr::NONE),
             ),
             Some(mrtr) => {
                 let [args, state, responses] =
                     split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
-                let input = match info.retry() {
+                let input = match info.retry_ref() {
                     Some(answers) => answers,
                     None => match Self::mrtr_input(mrtr.binding, state, responses) {
-                        Ok(input) => input,
+                        Ok(input) => {
+                            opened = input;
+                            &opened
+                        }
                         Err(()) => return Self::bad_state(resp),
                     },
                 };
@@ -136,7 +142,7 @@ impl<S> Server<'_, S> {
         let args = Arguments::new(args.unwrap_or(&mut empty), vouched.map(|s| (s, spans)));
         let mut state = ReplyState::default();
         let (outcome, ran) =
-            self.run_handler(&mut resp, &mut info, &input, &mut state, |ctx, state| {
+            self.run_handler(&mut resp, &mut info, input, &mut state, |ctx, state| {
                 (tool.handler)(&self.state, args, Reply::new(ctx, state))
             });
         self.tool_answer(tool, outcome, &ran, state, &info, resp)

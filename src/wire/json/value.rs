@@ -36,6 +36,7 @@ impl<'a> Value<'a> {
     /// trimmed), without scanning them again. Navigation on bytes that are
     /// not valid JSON never panics; it just finds nothing.
     #[must_use]
+    #[inline]
     pub fn trusted(input: &'a [u8]) -> Value<'a> {
         // Spans cut from a validated frame have no whitespace around them.
         if let ([first, ..], [.., last]) = (input, input)
@@ -44,6 +45,12 @@ impl<'a> Value<'a> {
         {
             return Value { raw: input };
         }
+        Self::trusted_trimmed(input)
+    }
+
+    /// [`Value::trusted`] of input with whitespace around it (or empty).
+    #[inline(never)]
+    fn trusted_trimmed(input: &'a [u8]) -> Value<'a> {
         let start = skip_ws(input, 0);
         let trailing = input.iter().rev().take_while(|&&b| is_ws(b)).count();
         let end = input.len().saturating_sub(trailing).max(start);
