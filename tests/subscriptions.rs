@@ -418,12 +418,23 @@ fn unknown_uri_and_bad_params_are_invalid_params() {
             req(1, "resources/subscribe", r#"{"uri":"nobooks://x"}"#),
             req(2, "resources/unsubscribe", r#"{"uri":"nobooks://x"}"#),
             req(3, "resources/subscribe", r#"{}"#),
+            req(4, "resources/subscribe", r#"{"uri":7}"#),
+            // Escaped, and repeated (the first counts, as `Value::get` finds).
+            req(
+                5,
+                "resources/subscribe",
+                r#"{"uri":"nobooks:\/\/x","uri":"books://stock"}"#,
+            ),
+            req(6, "resources/unsubscribe", r#"{"uri":"books:\/\/stock"}"#),
         ])
     });
     let unknown = |id| json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "Unknown resource: nobooks://x", "data": {"uri": "nobooks://x"}}});
     assert_eq!(out[..2], [unknown(1), unknown(2)]);
     assert_eq!(out[2]["error"]["code"], -32602);
-    assert_eq!(out.len(), 3);
+    assert_eq!(out[3]["error"]["code"], -32602);
+    assert_eq!(out[4], unknown(5));
+    assert_eq!(out[5], json!({"jsonrpc": "2.0", "id": 6, "result": {}}));
+    assert_eq!(out.len(), 6);
 }
 
 #[test]

@@ -141,7 +141,7 @@ fn same_name(name: &str, lower: &str) -> bool {
 
 /// `0x20` in each byte of `y` (ASCII) that is a lowercase letter.
 fn letter_bits(y: u64) -> u64 {
-    const ONES: u64 = u64::MAX / 0xff;
+    use crate::wire::swar::ONES_U64 as ONES;
     // High bit: the byte is at least `a`; and not at least `{`.
     let from_a = y.wrapping_add(ONES * (0x80 - u64::from(b'a')));
     let past_z = y.wrapping_add(ONES * (0x80 - u64::from(b'{')));

@@ -103,7 +103,8 @@ pub(super) fn progress_token(
 #[derive(Clone, Default)]
 pub(super) struct NamedSpans {
     /// What the request is about: `name` (`tools/call`, `prompts/get`), or
-    /// `uri` for `resources/read`.
+    /// `uri` for `resources/read`, `resources/subscribe` and
+    /// `resources/unsubscribe`.
     pub(super) name: Option<Span>,
     pub(super) arguments: Option<Span>,
     pub(super) state: Option<Span>,
@@ -114,7 +115,7 @@ impl NamedSpans {
     /// From the outline of `frame`'s validation (its inner slots are
     /// [`PARAMS_KEYS`](crate::mcp::envelope::PARAMS_KEYS)'s: the first of
     /// each member, as `Value::get` would find it); `uri` in place of
-    /// `name` for `resources/read`.
+    /// `name` for the `resources/` methods that name a resource.
     pub(super) fn outlined(outline: &json::Outline, uri: bool) -> Self {
         use crate::mcp::envelope::{
             PARAM_ARGUMENTS, PARAM_NAME, PARAM_RESPONSES, PARAM_STATE, PARAM_URI,

@@ -168,24 +168,32 @@ impl<S> Server<'_, S> {
             };
             // The element's own outline: validated again (it is part of a
             // valid frame, so this cannot fail), which keeps one reading of
-            // a message, from an outline, for every path in.
+            // a message, from an outline, for every path in. Were it to
+            // fail, the element still gets its one answer and the batch
+            // goes on.
             let mut outline = json::Outline::new(&envelope::OUTLINE_KEYS);
-            if json::validate_outlined(element, &self.limits, &mut outline).is_err() {
-                break;
-            }
-            match self.message(
-                conn,
-                element,
-                &outline,
-                w,
-                sink,
-                Origin::Batch,
-                waiting.as_deref_mut(),
-                subs.as_deref_mut(),
-                None,
-                None,
-                None,
-            ) {
+            let wrote = if json::validate_outlined(element, &self.limits, &mut outline).is_err() {
+                Out::begin(w, None).error(
+                    INVALID_REQUEST,
+                    format_args!("Invalid Request"),
+                    Data::None,
+                )
+            } else {
+                self.message(
+                    conn,
+                    element,
+                    &outline,
+                    w,
+                    sink,
+                    Origin::Batch,
+                    waiting.as_deref_mut(),
+                    subs.as_deref_mut(),
+                    None,
+                    None,
+                    None,
+                )
+            };
+            match wrote {
                 Wrote::Answer | Wrote::Error(_) | Wrote::Requests | Wrote::Listening => {
                     answers += 1
                 }
@@ -292,7 +300,13 @@ impl<S> Server<'_, S> {
             notify,
             named: match params {
                 None => NamedSpans::default(),
-                Some(_) => NamedSpans::outlined(outline, method == Method::ResourcesRead),
+                Some(_) => NamedSpans::outlined(
+                    outline,
+                    matches!(
+                        method,
+                        Method::ResourcesRead | Method::Subscribe | Method::Unsubscribe
+                    ),
+                ),
             },
         };
         let enveloped = keys.is_enveloped();
@@ -466,7 +480,7 @@ impl<S> Server<'_, S> {
                                 s,
                                 method == Method::Subscribe,
                                 frame,
-                                params_span,
+                                info.named().name,
                                 resp,
                             ),
                             _ => self.not_found(frame, method_span, resp),

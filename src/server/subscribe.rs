@@ -6,6 +6,7 @@ use core::ops::Range;
 
 use super::Server;
 use super::out::{Data, Out, Wrote};
+use super::params::Span;
 use crate::changes::{List, ListenRefused, Refused, Subscriber, write_tag};
 use crate::error::{INTERNAL_ERROR, INVALID_PARAMS};
 use crate::mcp::{ProtocolVersion, envelope};
@@ -104,16 +105,16 @@ impl<S> Server<'_, S> {
         subs: &mut Subscriber<'_>,
         add: bool,
         frame: &mut [u8],
-        params: Option<Range<usize>>,
+        uri: Option<Span>,
         resp: Out<'_, '_>,
     ) -> Wrote {
         let Some(changes) = self.changes else {
             return resp.invalid_params();
         };
-        let uri_span = params
-            .and_then(|r| frame.get(r))
+        // `params.uri`, found by the request's one validation.
+        let uri_span = uri
+            .and_then(|u| u.get(frame))
             .map(Value::trusted)
-            .and_then(|p| p.get("uri"))
             .and_then(|u| u.as_str())
             .map(|u| super::params::span(frame, u.raw()));
         let Some(uri) = uri_span

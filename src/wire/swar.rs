@@ -12,6 +12,9 @@ pub(crate) const fn is_plain(b: u8) -> bool {
 
 /// `ONES * b`: `b` in every byte of a machine word.
 pub(crate) const ONES: usize = usize::MAX / 0xff;
+/// [`ONES`] of a `u64`, for code that takes 8 bytes at a time on every
+/// target (the HTTP header names).
+pub(crate) const ONES_U64: u64 = u64::MAX / 0xff;
 /// The high bit of every byte of a machine word.
 const HIGH: usize = ONES * 0x80;
 
