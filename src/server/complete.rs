@@ -18,7 +18,7 @@ impl<S> Server<'_, S> {
     #[inline(never)]
     pub(super) fn complete(
         &self,
-        mut info: RequestInfo<'_>,
+        info: &mut RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
@@ -103,12 +103,11 @@ impl<S> Server<'_, S> {
         let Some(request) = complete_request(frame, is_prompt, spans) else {
             return resp.invalid_params();
         };
-        let (outcome, ran) =
-            self.run_handler(&mut resp, &mut info, &Mrtr::NONE, &mut (), |ctx, ()| {
-                handler(&self.state, request, Completions::new(ctx))
-            });
+        let (outcome, ran) = self.run_handler(&mut resp, info, &Mrtr::NONE, &mut (), |ctx, ()| {
+            handler(&self.state, request, Completions::new(ctx))
+        });
         match outcome {
-            Ok(_) => Self::close_handled(resp, &info, &ran, None, "completion"),
+            Ok(_) => Self::close_handled(resp, info, &ran, None, "completion"),
             Err(e) => resp.protocol(&e),
         }
     }

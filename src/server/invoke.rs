@@ -128,7 +128,7 @@ impl Deferred {
 /// (`tool get_author`).
 #[cfg(feature = "async-handlers")]
 pub(super) fn defer(
-    mut info: RequestInfo<'_>,
+    info: &mut RequestInfo<'_>,
     call: Deferral,
     resp: Out<'_, '_>,
     what: core::fmt::Arguments<'_>,
@@ -238,14 +238,14 @@ impl<'n> RequestInfo<'n> {
 
     /// The request's facts, without its borrows.
     #[cfg(feature = "async-handlers")]
-    pub(super) fn detach(self) -> Detached {
+    pub(super) fn detach(&mut self) -> Detached {
         Detached {
             version: self.version,
             modern: self.modern,
             log_level: self.log_level,
             client: self.client,
-            progress: self.progress,
-            named: self.named,
+            progress: self.progress.take(),
+            named: core::mem::take(&mut self.named),
             // A deferred call cannot be parked in a waiting store (its
             // tentative slot is simply not taken).
             asking: match self.asking {

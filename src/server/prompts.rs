@@ -23,14 +23,14 @@ impl<'s, S> Server<'s, S> {
     #[inline(never)]
     pub(super) fn get_prompt(
         &self,
-        mut info: RequestInfo<'_>,
+        info: &mut RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
     ) -> Wrote {
         #[cfg(feature = "async-handlers")]
         let params_span = params.clone();
-        let (at, spans, binding) = match self.prompt_phase1(&info, frame, params) {
+        let (at, spans, binding) = match self.prompt_phase1(info, frame, params) {
             Ok(found) => found,
             Err(refusal) => return refusal.answer(resp),
         };
@@ -52,11 +52,11 @@ impl<'s, S> Server<'s, S> {
             Ok(parts) => parts,
             Err(()) => return Self::bad_state(resp),
         };
-        let (outcome, ran) = self.run_handler(&mut resp, &mut info, &input, &mut (), |ctx, ()| {
+        let (outcome, ran) = self.run_handler(&mut resp, info, &input, &mut (), |ctx, ()| {
             (prompt.handler)(&self.state, request, Messages::new(ctx))
         });
         match outcome {
-            Ok(_) => Self::close_handled(resp, &info, &ran, None, "prompt"),
+            Ok(_) => Self::close_handled(resp, info, &ran, None, "prompt"),
             Err(e) => resp.protocol(&e),
         }
     }

@@ -18,7 +18,7 @@ impl<S> Server<'_, S> {
     #[inline(never)]
     pub(super) fn read_resource(
         &self,
-        mut info: RequestInfo<'_>,
+        info: &mut RequestInfo<'_>,
         frame: &mut [u8],
         params: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
@@ -34,7 +34,7 @@ impl<S> Server<'_, S> {
             let Some(uri) = uri else {
                 return resp.invalid_params();
             };
-            let Ok(mrtr) = self.mrtr_spans(&info, frame, "resources/read", b"", uri.raw()) else {
+            let Ok(mrtr) = self.mrtr_spans(info, frame, "resources/read", b"", uri.raw()) else {
                 return resp.invalid_params();
             };
             (span(frame, uri.raw()), mrtr)
@@ -82,10 +82,10 @@ impl<S> Server<'_, S> {
                 Err(()) => return Self::bad_state(resp),
             },
         };
-        let (outcome, ran) = self.run_handler(&mut resp, &mut info, &input, &mut (), |ctx, ()| {
+        let (outcome, ran) = self.run_handler(&mut resp, info, &input, &mut (), |ctx, ()| {
             handler(&self.state, ReadRequest::new(uri, vars), Contents::new(ctx))
         });
-        self.read_answer(outcome, &ran, &info, cache, uri, resp)
+        self.read_answer(outcome, &ran, info, cache, uri, resp)
     }
 
     /// The resource, or template, that reads `uri`: exact URIs first, then

@@ -335,7 +335,7 @@ impl<S> Server<'_, S> {
         let params_span = params.map(|p| span(frame, p.raw()));
         // Both eras end in the one call of `dispatch` below (one inlined
         // copy of it, and no request facts copied for a call to it).
-        let (info, retry_slot) = match conn {
+        let (mut info, retry_slot) = match conn {
             Connection::Modern => {
                 resp.stamp = Some(&self.info);
                 let claimed = origin == Origin::ClaimedModern;
@@ -490,7 +490,7 @@ impl<S> Server<'_, S> {
                 }
             }
         };
-        match self.dispatch(method, method_span, info, frame, params_span, resp) {
+        match self.dispatch(method, method_span, &mut info, frame, params_span, resp) {
             // The call waits for the client (a retry's caller parks it).
             Wrote::Asked {
                 slot,
@@ -527,7 +527,7 @@ impl<S> Server<'_, S> {
         &self,
         method: Method,
         method_span: Range<usize>,
-        info: RequestInfo<'_>,
+        info: &mut RequestInfo<'_>,
         frame: &mut [u8],
         params_span: Option<Range<usize>>,
         resp: Out<'_, '_>,

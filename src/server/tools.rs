@@ -61,7 +61,7 @@ impl<S> Server<'_, S> {
     #[inline(never)]
     pub(super) fn call_tool(
         &self,
-        mut info: RequestInfo<'_>,
+        info: &mut RequestInfo<'_>,
         frame: &mut [u8],
         params_span: Option<Range<usize>>,
         mut resp: Out<'_, '_>,
@@ -104,7 +104,7 @@ impl<S> Server<'_, S> {
                 false => None,
                 true => {
                     let name = tool.descriptor.name.as_bytes();
-                    match self.mrtr_spans(&info, frame, "tools/call", name, args.raw()) {
+                    match self.mrtr_spans(info, frame, "tools/call", name, args.raw()) {
                         Ok(mrtr) => Some(mrtr),
                         Err(()) => return resp.invalid_params(),
                     }
@@ -141,11 +141,10 @@ impl<S> Server<'_, S> {
         };
         let args = Arguments::new(args.unwrap_or(&mut empty), vouched.map(|s| (s, spans)));
         let mut state = ReplyState::default();
-        let (outcome, ran) =
-            self.run_handler(&mut resp, &mut info, input, &mut state, |ctx, state| {
-                (tool.handler)(&self.state, args, Reply::new(ctx, state))
-            });
-        self.tool_answer(tool, outcome, &ran, state, &info, resp)
+        let (outcome, ran) = self.run_handler(&mut resp, info, input, &mut state, |ctx, state| {
+            (tool.handler)(&self.state, args, Reply::new(ctx, state))
+        });
+        self.tool_answer(tool, outcome, &ran, state, info, resp)
     }
 
     /// Close a tool call after its handler (sync or async) returned.
@@ -183,7 +182,7 @@ impl<S> Server<'_, S> {
     fn defer_tool(
         &self,
         tool: &Tool<S>,
-        info: RequestInfo<'_>,
+        info: &mut RequestInfo<'_>,
         frame: &[u8],
         params: Option<Range<usize>>,
         given: Option<Value<'_>>,
