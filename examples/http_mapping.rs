@@ -22,6 +22,10 @@ use picomcp::http::{Http, Request, Sessions};
 
 static CHANGES: Changes = Changes::new();
 
+/// The list cache `http_bookshop` gives its server (it also keeps the
+/// 2026-07-28 stamp's server identity).
+static LISTS: picomcp::server::ListCache<4096, 24> = picomcp::server::ListCache::new();
+
 const BODY: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
 /// The headers of `scripts/http_cost.sh`'s client (Python's http.client),
@@ -64,8 +68,9 @@ fn main() {
             }
         }
     }
-    let server =
-        shop::server_in(0, shop::DEFAULT_STATE_KEY, &CHANGES).request_state_ttl(300, unix_now);
+    let server = shop::server_in(0, shop::DEFAULT_STATE_KEY, &CHANGES)
+        .list_cache(&LISTS)
+        .request_state_ttl(300, unix_now);
     let endpoint = Http::new(&server);
     let mut sessions = Sessions::<1>::new();
     let mut random = |id: &mut [u8; 16]| *id = [7; 16];

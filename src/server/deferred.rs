@@ -118,7 +118,7 @@ impl<S> Server<'_, S> {
         let mut info = RequestInfo::attach(info, notify);
         async move {
             let mut w = answer_writer(out);
-            let mut resp = Out::resume(&mut w, mark, &self.info);
+            let mut resp = Out::resume(&mut w, mark, &self.id);
             let wrote = match what {
                 Deferral::Tool { at, params, args } => 'call: {
                     let Some(tool) = self.tools.get(at) else {

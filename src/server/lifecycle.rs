@@ -43,7 +43,7 @@ impl<S> Server<'_, S> {
             w.raw(b",\"capabilities\":");
             self.write_capabilities(w, fields, subscribable);
             w.raw(b",\"serverInfo\":");
-            self.info.write(w, fields);
+            self.id.info.write(w, fields);
             if let Some(text) = self.instructions {
                 w.raw(b",\"instructions\":");
                 w.string(text);

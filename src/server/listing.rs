@@ -46,7 +46,10 @@ use crate::wire::emit::Writer;
 /// ```
 ///
 /// What a page costs to keep is its length in bytes ([`ListCache::kept`]
-/// tells how much a server's pages took).
+/// tells how much a server's pages took). A server that answers
+/// 2026-07-28 requests keeps one more entry: the `_meta` with its identity
+/// that stamps every result (about 100 bytes for the bookshop). Give each
+/// server its own cache: what is kept is that server's.
 #[derive(Debug)]
 pub struct ListCache<const WORDS: usize, const ENTRIES: usize> {
     words: [AtomicUsize; WORDS],

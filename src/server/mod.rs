@@ -100,7 +100,8 @@ use out::{Data, Out, answer_writer, finish};
 /// assert_eq!(&out[..n], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
 /// ```
 pub struct Server<'s, S> {
-    info: ServerInfo<'s>,
+    /// The identity, and where its 2026-07-28 stamp is kept.
+    id: out::Identity<'s>,
     instructions: Option<&'s str>,
     tools: &'s [Tool<S>],
     resources: &'s [Resource<S>],
@@ -127,7 +128,7 @@ pub struct Server<'s, S> {
 impl<S> fmt::Debug for Server<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
-            .field("info", &self.info)
+            .field("info", &self.id.info)
             .field("tools", &self.tools.len())
             .field("resources", &self.resources.len())
             .field("templates", &self.templates.len())
@@ -141,7 +142,7 @@ impl<'s, S> Server<'s, S> {
     /// A server with no tools, resources or prompts yet.
     pub const fn new(info: ServerInfo<'s>, state: S) -> Self {
         Self {
-            info,
+            id: out::Identity { info, kept: None },
             instructions: None,
             tools: &[],
             resources: &[],
@@ -284,13 +285,15 @@ impl<'s, S> Server<'s, S> {
     /// Keep each list's first page in `cache` once written, per protocol
     /// version, and copy it from there afterwards ([`ListCache`]): a
     /// listing is `const` data, so `tools/list` and the other lists cost a
-    /// copy instead of writing every descriptor and schema again. Default:
-    /// written every time.
+    /// copy instead of writing every descriptor and schema again. The
+    /// server's identity that stamps every 2026-07-28 result is kept there
+    /// too (one more entry). Default: written every time.
     pub const fn list_cache<const W: usize, const E: usize>(
         mut self,
         cache: &'s ListCache<W, E>,
     ) -> Self {
         self.list_cache = Some(cache);
+        self.id.kept = Some(cache);
         self
     }
 
@@ -333,7 +336,7 @@ impl<'s, S> Server<'s, S> {
 
     /// The server identity.
     pub fn info(&self) -> &ServerInfo<'s> {
-        &self.info
+        &self.id.info
     }
 
     /// Answer a frame the framer reported as too long (`limit` bytes):

@@ -4,6 +4,7 @@
 
 use core::fmt;
 
+use super::listing::Pages;
 use crate::context::Track;
 use crate::error::{ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, ProtocolError};
 use crate::mcp::envelope;
@@ -87,9 +88,22 @@ pub(super) struct Out<'w, 'o> {
     start: usize,
     id_end: usize,
     /// 2026-07-28: results carry `resultType` and the server identity.
-    pub(super) stamp: Option<&'w ServerInfo<'w>>,
+    pub(super) stamp: Option<&'w Identity<'w>>,
     id_refused: bool,
 }
+
+/// What a 2026-07-28 result is stamped with: the server's identity, and
+/// where its JSON is kept once written (the server's list cache, when it
+/// has one: the identity is the same bytes on every answer). One field of
+/// the server, so an answer holds one reference to it.
+pub(super) struct Identity<'s> {
+    pub(super) info: ServerInfo<'s>,
+    pub(super) kept: Option<&'s (dyn Pages + Sync)>,
+}
+
+/// The list cache's key for the stamp's server identity (beside the lists'
+/// `List` numbers 1 to 4).
+const STAMP_PAGE: u8 = 0xff;
 
 /// The fallback error, written when an answer does not fit: its head, the
 /// buffer size (at most 20 digits), its tail.
@@ -104,7 +118,7 @@ pub(super) const ERROR_ROOM: usize = FALLBACK_HEAD.len() + 20 + FALLBACK_TAIL.le
 /// result object).
 pub(super) fn write_stamp(
     w: &mut Writer<'_>,
-    info: &ServerInfo<'_>,
+    stamp: &Identity<'_>,
     first: bool,
     result_type: bool,
     cache: Option<Cache>,
@@ -130,11 +144,24 @@ pub(super) fn write_stamp(
         });
     }
     comma(w);
-    w.raw(b"\"_meta\":{");
-    w.string(envelope::SERVER_INFO_KEY);
-    w.raw(b":");
-    info.write(w, ProtocolVersion::V2026_07_28.fields());
-    w.raw(b"}");
+    let version = ProtocolVersion::V2026_07_28;
+    match stamp.kept {
+        // `"_meta":{…}`: written once, copied since.
+        Some(kept) if kept.write(STAMP_PAGE, version, w) => {}
+        kept => {
+            let at = w.len();
+            w.raw(b"\"_meta\":{");
+            w.string(envelope::SERVER_INFO_KEY);
+            w.raw(b":");
+            stamp.info.write(w, version.fields());
+            w.raw(b"}");
+            if let Some(kept) = kept
+                && !w.is_overflowed()
+            {
+                kept.keep(STAMP_PAGE, version, w.as_bytes().get(at..).unwrap_or(&[]));
+            }
+        }
+    }
 }
 
 pub(super) const PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
@@ -180,14 +207,14 @@ impl<'w, 'o> Out<'w, 'o> {
     /// Take up an answer where [`mark`](Self::mark) left it, over a writer
     /// on the same buffer; `info` is the stamp's server identity.
     #[cfg(feature = "async-handlers")]
-    pub(super) fn resume(w: &'w mut Writer<'o>, mark: OutMark, info: &'w ServerInfo<'w>) -> Self {
+    pub(super) fn resume(w: &'w mut Writer<'o>, mark: OutMark, stamp: &'w Identity<'w>) -> Self {
         let (len, limit, overflow) = mark.at;
         w.resume(len, limit, overflow);
         Self {
             w,
             start: mark.start,
             id_end: mark.id_end,
-            stamp: mark.stamped.then_some(info),
+            stamp: mark.stamped.then_some(stamp),
             id_refused: false,
         }
     }
@@ -361,12 +388,12 @@ impl<'w, 'o> Out<'w, 'o> {
     /// The non-generic end of [`result_cached`](Self::result_cached): one
     /// copy, whatever the body.
     fn end_result(self, cache: Option<Cache>) -> Wrote {
-        if let Some(info) = self.stamp {
+        if let Some(stamp) = self.stamp {
             // Reopen the body's object to add the 2026-07-28 fields.
             let end = self.w.len();
             let empty = self.w.as_bytes().get(end.saturating_sub(2)..end) == Some(b"{}");
             self.w.truncate(end.saturating_sub(1));
-            write_stamp(self.w, info, empty, true, cache);
+            write_stamp(self.w, stamp, empty, true, cache);
             self.w.raw(b"}");
         }
         self.w.raw(b"}");
@@ -389,10 +416,10 @@ impl<'w, 'o> Out<'w, 'o> {
         track: &Track,
         cache: Option<Cache>,
     ) -> Wrote {
-        if let Some(info) = self.stamp {
+        if let Some(stamp) = self.stamp {
             let first = self.w.len() == body_start;
             let complete = !track.input_required;
-            write_stamp(self.w, info, first, complete, cache.filter(|_| complete));
+            write_stamp(self.w, stamp, first, complete, cache.filter(|_| complete));
         }
         self.w.raw(b"}}");
         if self.w.is_overflowed() {

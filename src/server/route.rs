@@ -337,7 +337,7 @@ impl<S> Server<'_, S> {
         // copy of it, and no request facts copied for a call to it).
         let (mut info, retry_slot) = match conn {
             Connection::Modern => {
-                resp.stamp = Some(&self.info);
+                resp.stamp = Some(&self.id);
                 let claimed = origin == Origin::ClaimedModern;
                 let mut info = match envelope::check(is_initialize, params, &keys, claimed) {
                     Ok(modern) => RequestInfo::modern(modern, self.logging, facts, subject),

@@ -300,7 +300,7 @@ impl<S> Server<'_, S> {
         if !subs.close_listen(id) {
             return Wrote::Nothing;
         }
-        let info = self.info;
+        let info = self.id.info;
         Out::begin(w, Some(id)).result(|w| {
             w.raw(b"{\"resultType\":\"complete\",");
             write_tag(w, id);

@@ -264,8 +264,8 @@ impl<S> Server<'_, S> {
     }
 
     fn close_tool_result(&self, name: &str, body_start: usize, resp: Out<'_, '_>) -> Wrote {
-        if let Some(info) = resp.stamp {
-            write_stamp(resp.w, info, false, true, None);
+        if let Some(stamp) = resp.stamp {
+            write_stamp(resp.w, stamp, false, true, None);
         }
         resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
@@ -283,8 +283,8 @@ impl<S> Server<'_, S> {
             Decimal::from(cap)
         ));
         write_tool_error(resp.w, EXECUTING, name, text);
-        if let Some(info) = resp.stamp {
-            write_stamp(resp.w, info, false, true, None);
+        if let Some(stamp) = resp.stamp {
+            write_stamp(resp.w, stamp, false, true, None);
         }
         resp.w.raw(b"}}");
         if resp.w.is_overflowed() {
