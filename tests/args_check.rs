@@ -290,6 +290,23 @@ static TOOLS: &[Tool<Shop>] = &[
 static SERVER: picomcp::Server<'static, Shop> =
     picomcp::Server::new(ServerInfo::new("t", "1"), Shop).tools(TOOLS);
 
+/// A handshake-era session with `server`, initialized: a line in, its
+/// answer out.
+fn ready(server: &'static picomcp::Server<'static, Shop>) -> impl FnMut(&str) -> String {
+    let mut conn = picomcp::Connection::new();
+    let mut out = vec![0u8; 4096];
+    let mut answer = move |line: &str| {
+        let mut line = line.as_bytes().to_vec();
+        let n = server.handle(&mut conn, &mut line, &mut out);
+        String::from_utf8(out[..n].to_vec()).unwrap()
+    };
+    answer(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+    );
+    answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    answer
+}
+
 #[test]
 fn a_replaced_schema_is_the_one_checked() {
     assert!(TOOLS[0].descriptor.args_check.is_some());
@@ -297,17 +314,7 @@ fn a_replaced_schema_is_the_one_checked() {
         TOOLS[1].descriptor.args_check.is_some(),
         "kept from the macro"
     );
-    let mut conn = picomcp::Connection::new();
-    let mut out = vec![0u8; 4096];
-    let mut answer = |line: &str| {
-        let mut line = line.as_bytes().to_vec();
-        let n = SERVER.handle(&mut conn, &mut line, &mut out);
-        String::from_utf8(out[..n].to_vec()).unwrap()
-    };
-    answer(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
-    );
-    answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut answer = ready(&SERVER);
     let derived = answer(
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"derived","arguments":{"a":11}}}"#,
     );
@@ -480,17 +487,7 @@ static PARSING_SERVER: picomcp::Server<'static, Shop> =
 
 #[test]
 fn a_tool_parses_by_the_derive_and_by_serde_alike() {
-    let mut conn = picomcp::Connection::new();
-    let mut out = vec![0u8; 4096];
-    let mut answer = |line: &str| {
-        let mut line = line.as_bytes().to_vec();
-        let n = PARSING_SERVER.handle(&mut conn, &mut line, &mut out);
-        String::from_utf8(out[..n].to_vec()).unwrap()
-    };
-    answer(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
-    );
-    answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut answer = ready(&PARSING_SERVER);
     // Vouched for: the derived parse.
     let plain = answer(
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"title","arguments":{"n":7,"title":"Dune"}}}"#,

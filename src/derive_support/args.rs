@@ -145,22 +145,28 @@ pub fn is_number(v: &[u8]) -> bool {
 /// An integer written with digits only (at most 19, after an optional
 /// `-`) within `min..=max`.
 pub fn is_int_in(v: &[u8], min: i128, max: i128) -> bool {
+    digits_value(v).is_some_and(|n| min <= n && n <= max)
+}
+
+/// The value of an integer written with digits only (at most 19, after an
+/// optional `-`): what the check tests and the derived parse builds from.
+#[inline]
+fn digits_value(v: &[u8]) -> Option<i128> {
     let (negative, digits) = match v {
         [b'-', rest @ ..] => (true, rest),
         _ => (false, v),
     };
     if digits.is_empty() || digits.len() > 19 {
-        return false;
+        return None;
     }
     let mut n: i128 = 0;
     for &d in digits {
         if !d.is_ascii_digit() {
-            return false;
+            return None;
         }
         n = n * 10 + i128::from(d - b'0');
     }
-    let n = if negative { -n } else { n };
-    min <= n && n <= max
+    Some(if negative { -n } else { n })
 }
 
 /// A string without escapes equal to one of `names`.
@@ -229,21 +235,7 @@ pub fn plain_str(v: &[u8]) -> Option<&str> {
 /// `T`.
 #[inline]
 pub fn int<T: TryFrom<i128>>(v: &[u8]) -> Option<T> {
-    let (negative, digits) = match v {
-        [b'-', rest @ ..] => (true, rest),
-        _ => (false, v),
-    };
-    if digits.is_empty() || digits.len() > 19 {
-        return None;
-    }
-    let mut n: i128 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + i128::from(d - b'0');
-    }
-    T::try_from(if negative { -n } else { n }).ok()
+    T::try_from(digits_value(v)?).ok()
 }
 
 /// A JSON number as a float: the same conversion serde's way takes
