@@ -203,7 +203,9 @@ pub fn is_plain_string(v: &[u8]) -> bool {
 /// said surely match it (that check is then also unsure of escaped
 /// strings): on such bytes it cannot fail, and builds exactly what serde's
 /// derive would. Anything else takes serde's `Deserialize`, so answers
-/// never change.
+/// never change. On bytes the check did not vouch for it is not meant to
+/// be called: it may return `None`, or a value serde would not build (an
+/// escaped string's raw text), and `tool!` never calls it there.
 ///
 /// [`SCHEMA`]: DerivedParse::SCHEMA
 #[diagnostic::on_unimplemented(
@@ -216,8 +218,7 @@ pub trait DerivedParse<'de>: Sized {
     const SCHEMA: &'static Schema<'static>;
 
     /// The value of `raw`, arguments the check vouched for, from the
-    /// [`Spans`] it recorded (`None`: walked again, as for a nested value);
-    /// `None` only on bytes it did not vouch for.
+    /// [`Spans`] it recorded (`None`: walked again, as for a nested value).
     fn parse_plain(raw: &'de [u8], spans: Option<&Spans>) -> Option<Self>;
 }
 
