@@ -274,13 +274,8 @@ impl<'n> RequestInfo<'n> {
         }
     }
 
-    /// The answers of a handshake-era retry.
-    pub(super) fn retry(&self) -> Option<Mrtr<'n>> {
-        self.retry.copied()
-    }
-
-    /// [`RequestInfo::retry`] by reference (no copy of the answers; not a
-    /// borrow of `self`).
+    /// The answers of a handshake-era retry, by reference (no copy of the
+    /// answers; not a borrow of `self`).
     pub(super) fn retry_ref(&self) -> Option<&'n Mrtr<'n>> {
         self.retry
     }

@@ -47,11 +47,11 @@ impl<'s, S> Server<'s, S> {
         let Some(prompt) = self.prompts.get(at) else {
             return resp.invalid_params();
         };
-        let (request, input) = match Self::prompt_input(prompt, frame, spans, binding, info.retry())
-        {
-            Ok(parts) => parts,
-            Err(()) => return Self::bad_state(resp),
-        };
+        let (request, input) =
+            match Self::prompt_input(prompt, frame, spans, binding, info.retry_ref().copied()) {
+                Ok(parts) => parts,
+                Err(()) => return Self::bad_state(resp),
+            };
         let (outcome, ran) = self.run_handler(&mut resp, info, &input, &mut (), |ctx, ()| {
             (prompt.handler)(&self.state, request, Messages::new(ctx))
         });

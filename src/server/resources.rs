@@ -75,7 +75,7 @@ impl<S> Server<'_, S> {
             };
             return defer(info, call, resp, format_args!("resource {uri}"));
         }
-        let input = match info.retry() {
+        let input = match info.retry_ref().copied() {
             Some(answers) => answers,
             None => match Self::mrtr_input(mrtr.binding, state, responses) {
                 Ok(input) => input,
