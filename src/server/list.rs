@@ -223,7 +223,7 @@ impl<S> Server<'_, S> {
         let key = self.cursor_tag_key();
         let page = self.page_size;
         // Only a first page can be kept (see `ListCache`).
-        let pages = self.list_cache.filter(|_| start == 0);
+        let pages = self.id.kept.filter(|_| start == 0);
         let wrote = resp.result_cached(
             |w| {
                 if pages.is_some_and(|p| p.write(kind as u8, version, w)) {

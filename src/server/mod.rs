@@ -100,7 +100,8 @@ use out::{Data, Out, answer_writer, finish};
 /// assert_eq!(&out[..n], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
 /// ```
 pub struct Server<'s, S> {
-    /// The identity, and where its 2026-07-28 stamp is kept.
+    /// The identity, and the list cache (where the first pages of the
+    /// lists and the 2026-07-28 stamp are kept).
     id: out::Identity<'s>,
     instructions: Option<&'s str>,
     tools: &'s [Tool<S>],
@@ -120,7 +121,6 @@ pub struct Server<'s, S> {
     state_ttl: Option<(u64, fn() -> u64)>,
     limits: Limits,
     changes: Option<&'s Changes>,
-    list_cache: Option<&'s (dyn listing::Pages + Sync)>,
     tool_index: Option<&'s (dyn index::Lookup + Sync)>,
     state: S,
 }
@@ -159,7 +159,6 @@ impl<'s, S> Server<'s, S> {
             state_ttl: None,
             limits: Limits::DEFAULT,
             changes: None,
-            list_cache: None,
             tool_index: None,
             state,
         }
@@ -292,7 +291,6 @@ impl<'s, S> Server<'s, S> {
         mut self,
         cache: &'s ListCache<W, E>,
     ) -> Self {
-        self.list_cache = Some(cache);
         self.id.kept = Some(cache);
         self
     }

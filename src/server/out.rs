@@ -94,8 +94,9 @@ pub(super) struct Out<'w, 'o> {
 
 /// What a 2026-07-28 result is stamped with: the server's identity, and
 /// where its JSON is kept once written (the server's list cache, when it
-/// has one: the identity is the same bytes on every answer). One field of
-/// the server, so an answer holds one reference to it.
+/// has one, the one the lists use: the identity is the same bytes on
+/// every answer). One field of the server, so an answer holds one
+/// reference to it.
 pub(super) struct Identity<'s> {
     pub(super) info: ServerInfo<'s>,
     pub(super) kept: Option<&'s (dyn Pages + Sync)>,
