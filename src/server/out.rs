@@ -152,9 +152,7 @@ pub(super) fn write_stamp(
         kept => {
             let at = w.len();
             w.raw(b"\"_meta\":{");
-            w.string(envelope::SERVER_INFO_KEY);
-            w.raw(b":");
-            stamp.info.write(w, version.fields());
+            write_identity(w, &stamp.info);
             w.raw(b"}");
             if let Some(kept) = kept
                 && !w.is_overflowed()
@@ -163,6 +161,14 @@ pub(super) fn write_stamp(
             }
         }
     }
+}
+
+/// The server's identity as a member of a 2026-07-28 result's `_meta`
+/// (the stamp's, and the one a listen request ends with).
+pub(super) fn write_identity(w: &mut Writer<'_>, info: &ServerInfo<'_>) {
+    w.string(envelope::SERVER_INFO_KEY);
+    w.raw(b":");
+    info.write(w, ProtocolVersion::V2026_07_28.fields());
 }
 
 pub(super) const PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";

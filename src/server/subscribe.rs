@@ -5,11 +5,10 @@
 use core::ops::Range;
 
 use super::Server;
-use super::out::{Data, Out, Wrote};
+use super::out::{Data, Out, Wrote, write_identity};
 use super::params::Span;
 use crate::changes::{List, ListenRefused, Refused, Subscriber, write_tag};
 use crate::error::{INTERNAL_ERROR, INVALID_PARAMS};
-use crate::mcp::{ProtocolVersion, envelope};
 use crate::server::Connection;
 use crate::wire::emit::{Decimal, Writer};
 use crate::wire::json::{self, Kind, Value};
@@ -307,9 +306,7 @@ impl<S> Server<'_, S> {
             // Reopen `_meta` for the server's identity.
             w.truncate(w.len().saturating_sub(1));
             w.raw(b",");
-            w.string(envelope::SERVER_INFO_KEY);
-            w.raw(b":");
-            info.write(w, ProtocolVersion::V2026_07_28.fields());
+            write_identity(w, &info);
             w.raw(b"}}");
         })
     }
