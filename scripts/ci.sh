@@ -69,16 +69,20 @@ fi
 step "self-contained: a clone in an empty folder runs the tests that read tests/data"
 # A clone of HEAD (commit first: uncommitted changes are not in it), in a
 # fresh temporary folder where nothing lies beside the checkout. Then the
-# fuzz seeding (no nightly). Its own target directory, kept for the next
-# run: cargo names a workspace's artifacts by paths relative to the
-# workspace, so a clone building into this checkout's target directory
-# would leave binaries that this checkout then takes for fresh (with the
-# clone's CARGO_MANIFEST_DIR compiled in, and HEAD's sources).
+# fuzz seeding (no nightly). Its own target directory: cargo names a
+# workspace's artifacts by paths relative to the workspace, so a clone
+# building into this checkout's target directory would leave binaries that
+# this checkout then takes for fresh (with the clone's CARGO_MANIFEST_DIR
+# compiled in, and HEAD's sources). The clone and that target directory
+# (about 1.5 GB) are removed when the step ends, passed or failed: the
+# disk of the CI machine is shared, and a full run needs several GB.
 clone=$(mktemp -d)
+trap 'rm -rf "$clone" "$target_dir/self-contained"' EXIT
 git clone -q . "$clone/picomcp"
 (cd "$clone/picomcp" && CARGO_TARGET_DIR=$target_dir/self-contained cargo test \
     --test jsontestsuite --test vectors --test limits && bash fuzz/seed.sh)
-rm -rf "$clone"
+rm -rf "$clone" "$target_dir/self-contained"
+trap - EXIT
 
 step "cargo test --workspace"
 cargo test --workspace
