@@ -437,3 +437,76 @@ fn the_typed_form_parses_the_arguments_first() {
         "{text}"
     );
 }
+
+// The derived parse (`#[mcp(parse)]`) builds from the derived check's word
+// ("these arguments surely match"); a deferred call does not carry that
+// word, so an async tool's typed arguments take serde (README, "The
+// derived parse"). Raw handlers that report whether the word reached them.
+
+#[derive(picomcp::ToolArgs, serde::Deserialize)]
+struct Word<'a> {
+    #[allow(dead_code)]
+    w: &'a str,
+}
+
+fn word_reached(args: Arguments<'_>) -> &'static str {
+    let check = <Word<'_> as picomcp::derive_support::HasSchema>::ARGS_CHECK;
+    match args.vouched_by(check.expect("derived").schema) {
+        Ok(_) => "vouched",
+        Err(_) => "not vouched",
+    }
+}
+
+async fn word_async<'a>(_: &'a Slow, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    reply.text(word_reached(args))
+}
+
+fn word_sync<'a>(_: &'a Slow, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    reply.text(word_reached(args))
+}
+
+picomcp::async_tools! {
+    struct WordTools for Slow {
+        WORD: picomcp::tool_descriptor! { name: "word_async", args: Word } => word_async,
+    }
+}
+
+static WORD_TOOLS: [Tool<Slow>; 2] = [
+    WordTools::WORD,
+    Tool::new(
+        picomcp::tool_descriptor! { name: "word_sync", args: Word },
+        word_sync,
+    ),
+];
+static WORD_SERVER: Server<'static, Slow> =
+    Server::new(ServerInfo::new("word", "1"), Slow).tools(&WORD_TOOLS);
+
+#[test]
+fn an_async_tool_gets_no_word_from_the_check_a_sync_one_does() {
+    let mut conn = Connection::new();
+    let mut out = [0u8; 1024];
+    for line in [
+        init("2025-11-25"),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+    ] {
+        let mut frame = line.into_bytes();
+        let _ = WORD_SERVER.handle(&mut conn, &mut frame, &mut out);
+    }
+    let mut said = |name: &str| {
+        let mut frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{{"w":"plain"}}}}}}"#
+        )
+        .into_bytes();
+        let n = block_on(WORD_SERVER.handle_async(&mut conn, &mut frame, &mut out, &WordTools));
+        std::str::from_utf8(&out[..n]).unwrap().to_string()
+    };
+    // Derived checks vouch on 64-bit targets only (small ones link none).
+    let sync = if cfg!(target_pointer_width = "64") {
+        "vouched"
+    } else {
+        "not vouched"
+    };
+    assert!(said("word_sync").contains(&format!(r#""text":"{sync}""#)));
+    let answer = said("word_async");
+    assert!(answer.contains(r#""text":"not vouched""#), "{answer}");
+}
