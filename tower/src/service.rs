@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Frame;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use picomcp::asynch::AsyncHandlers;
 use picomcp::http::call::{Begun, PendingCall};
 use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
@@ -402,6 +402,49 @@ async fn sweep<S: Sync + 'static>(inner: Weak<Inner<S>>, period: Duration) {
     }
 }
 
+/// Why a request body was not read.
+enum BodyError {
+    /// More than the cap.
+    TooLarge,
+    /// The body's stream failed.
+    Unreadable,
+}
+
+/// A request body's bytes, at most `max` of them (trailers are ignored).
+/// One data chunk (most bodies: they came with the head) becomes the
+/// core's buffer without a copy when no one else holds it; later chunks
+/// are appended. (What `Limited` and `collect` do, without their queue of
+/// chunks: about 600 instructions less a request, `scripts/http_cost.sh`.)
+async fn read_body<B>(body: B, max: usize) -> Result<Vec<u8>, BodyError>
+where
+    B: http_body::Body,
+{
+    use bytes::Buf;
+    let mut body = std::pin::pin!(body);
+    let mut all: Vec<u8> = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(mut data) = frame.map_err(|_| BodyError::Unreadable)?.into_data() else {
+            continue;
+        };
+        let n = data.remaining();
+        if n > max.saturating_sub(all.len()) {
+            return Err(BodyError::TooLarge);
+        }
+        if all.is_empty() {
+            all = Vec::from(data.copy_to_bytes(n));
+        } else {
+            all.reserve(n);
+            while data.has_remaining() {
+                let chunk = data.chunk();
+                all.extend_from_slice(chunk);
+                let k = chunk.len();
+                data.advance(k);
+            }
+        }
+    }
+    Ok(all)
+}
+
 /// One MCP Streamable HTTP endpoint (both protocol eras) as a
 /// `tower::Service<http::Request<B>>`. Cheap to clone: every clone serves
 /// the same sessions and streams.
@@ -761,19 +804,13 @@ impl<S: Sync + 'static> McpService<S> {
         })
     }
 
-    async fn serve<B>(self, req: Request<B>) -> Response<McpBody>
-    where
-        B: http_body::Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<BoxError>,
-    {
-        self.start_sweep();
-        self.serve_as(req, true).await
-    }
-
     /// Serve `req`; `from_client`: it came from a client, not from a peer
     /// (only a client's messages are shared with the peers).
-    async fn serve_as<B>(self, req: Request<B>, from_client: bool) -> Response<McpBody>
+    async fn serve_as<B>(
+        self,
+        req: Request<B>,
+        from_client: bool,
+    ) -> Result<Response<McpBody>, Infallible>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
@@ -789,29 +826,36 @@ impl<S: Sync + 'static> McpService<S> {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
         if declared.is_some_and(|n| n > config.max_body as u64) {
-            return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n");
+            return Ok(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request body too large\n",
+            ));
         }
         // A body that is already here (most are: it came with the head) is
         // taken without arming the timer.
-        let mut read = std::pin::pin!(Limited::new(body, config.max_body).collect());
+        let mut read = std::pin::pin!(read_body(body, config.max_body));
         let ready = std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
         let collected = match ready {
             Poll::Ready(r) => Ok(r),
-            Poll::Pending => tokio::time::timeout(config.body_timeout, read).await,
+            // Boxed, as the timer is only armed for a body still on its way.
+            Poll::Pending => Box::pin(tokio::time::timeout(config.body_timeout, read)).await,
         };
         let mut body = match collected {
-            // The collected bytes as the core's buffer: no copy when they are
-            // one chunk not shared elsewhere (most bodies).
-            Ok(Ok(b)) => Vec::from(b.to_bytes()),
-            Ok(Err(e)) if e.is::<LengthLimitError>() => {
-                return plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n");
+            Ok(Ok(body)) => body,
+            Ok(Err(BodyError::TooLarge)) => {
+                return Ok(plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "request body too large\n",
+                ));
             }
-            Ok(Err(_)) => return plain(StatusCode::BAD_REQUEST, "could not read the body\n"),
+            Ok(Err(BodyError::Unreadable)) => {
+                return Ok(plain(StatusCode::BAD_REQUEST, "could not read the body\n"));
+            }
             Err(_) => {
-                return plain(
+                return Ok(plain(
                     StatusCode::REQUEST_TIMEOUT,
                     "the request body did not arrive in time\n",
-                );
+                ));
             }
         };
         let now = self.now();
@@ -935,10 +979,12 @@ impl<S: Sync + 'static> McpService<S> {
             }
             Ok(response_for(&r, reply))
         });
-        match begun {
+        Ok(match begun {
             Ok(r) => r,
-            Err(job) => self.finish_call(*job, session_of(&parts.headers)).await,
-        }
+            // Boxed: the call's future is most of this one's size, and only
+            // an async handler's call (a rare request) makes it.
+            Err(job) => Box::pin(self.finish_call(*job, session_of(&parts.headers))).await,
+        })
     }
 
     /// Have a call's handler awaited (on the calls thread) and answer it;
@@ -1050,7 +1096,10 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
-        let this = self.clone();
-        Box::pin(async move { Ok(this.serve(req).await) })
+        // One future, not one awaiting another: each level of async fn
+        // keeps its own copy of the request (a larger future, moved in
+        // whole into its box).
+        self.start_sweep();
+        Box::pin(self.clone().serve_as(req, true))
     }
 }
