@@ -721,3 +721,48 @@ const _: fn(McpService<Shop>) = |mcp| {
     fn is_service<T: tower::Service<Request<Full<Bytes>>, Response = Response<McpBody>>>(_: T) {}
     is_service(mcp);
 };
+
+/// A body sent as the given chunks, with no declared length.
+struct Chunks(std::collections::VecDeque<Bytes>);
+
+impl http_body::Body for Chunks {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(self.0.pop_front().map(|b| Ok(Frame::data(b))))
+    }
+}
+
+/// The cap's edge, with no declared length: a body of exactly
+/// `max_body` bytes in three chunks is read whole (the core answers it),
+/// one byte more is 413.
+#[tokio::test]
+async fn body_of_exactly_the_cap_is_read_one_more_byte_is_413() {
+    let request = |len: usize| {
+        let mut body = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec();
+        body.resize(len, b' ');
+        let chunks = [&body[..100], &body[100..300], &body[300..]]
+            .map(Bytes::copy_from_slice)
+            .into_iter()
+            .collect();
+        Request::post("/mcp")
+            .header("Host", "localhost")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(Chunks(chunks))
+            .unwrap()
+    };
+    let mcp = McpService::builder(&SERVER).config(small_body()).build();
+    let (status, _, body) = text(mcp.clone().oneshot(request(512)).await.unwrap()).await;
+    assert_ne!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert!(
+        body.contains(r#""jsonrpc":"2.0""#),
+        "the core answered: {body}"
+    );
+    let (status, _, _) = text(mcp.oneshot(request(513)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+}
