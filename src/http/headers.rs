@@ -307,9 +307,8 @@ pub(super) fn host_allowed(hosts: Option<&[&str]>, host: Option<&str>) -> bool {
     // A missing Host (HTTP/1.0, or HTTP/2 where the adapter did not map
     // :authority) is not a browser: let it through.
     host.is_none_or(|h| {
-        hosts
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(hostname(trim(h))))
+        let name = hostname(trim(h));
+        hosts.iter().any(|a| a.eq_ignore_ascii_case(name))
     })
 }
 
@@ -332,9 +331,8 @@ pub(super) fn origin_allowed(
         return false;
     };
     let authority = authority.split('/').next().unwrap_or_default();
-    hosts
-        .iter()
-        .any(|a| a.eq_ignore_ascii_case(hostname(authority)))
+    let name = hostname(authority);
+    hosts.iter().any(|a| a.eq_ignore_ascii_case(name))
 }
 
 /// `host[:port]` → `host` (`[v6]:port` → `[v6]`).
