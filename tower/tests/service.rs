@@ -505,10 +505,10 @@ async fn declared_body_over_the_cap_is_413() {
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
 }
 
-/// A body of `chunks` chunks of 100 bytes with no declared length, then,
-/// if `stall`, nothing ever again.
+/// A body of the given chunks with no declared length, then, if `stall`,
+/// nothing ever again.
 struct Trickle {
-    chunks: usize,
+    chunks: std::collections::VecDeque<Bytes>,
     stall: bool,
 }
 
@@ -520,25 +520,30 @@ impl http_body::Body for Trickle {
         mut self: Pin<&mut Self>,
         _: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        if self.chunks == 0 {
-            return if self.stall {
-                Poll::Pending
-            } else {
-                Poll::Ready(None)
-            };
+        match self.chunks.pop_front() {
+            Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
+            None if self.stall => Poll::Pending,
+            None => Poll::Ready(None),
         }
-        self.chunks -= 1;
-        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(&[b' '; 100])))))
     }
 }
 
-fn trickle(chunks: usize, stall: bool) -> Request<Trickle> {
+/// A `POST /mcp` whose body is `chunks`, then, if `stall`, nothing.
+fn trickled(chunks: impl IntoIterator<Item = Bytes>, stall: bool) -> Request<Trickle> {
     Request::post("/mcp")
         .header("Host", "localhost")
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
-        .body(Trickle { chunks, stall })
+        .body(Trickle {
+            chunks: chunks.into_iter().collect(),
+            stall,
+        })
         .unwrap()
+}
+
+/// [`trickled`] with `chunks` chunks of 100 spaces.
+fn trickle(chunks: usize, stall: bool) -> Request<Trickle> {
+    trickled((0..chunks).map(|_| Bytes::from_static(&[b' '; 100])), stall)
 }
 
 #[tokio::test]
@@ -722,21 +727,6 @@ const _: fn(McpService<Shop>) = |mcp| {
     is_service(mcp);
 };
 
-/// A body sent as the given chunks, with no declared length.
-struct Chunks(std::collections::VecDeque<Bytes>);
-
-impl http_body::Body for Chunks {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Poll::Ready(self.0.pop_front().map(|b| Ok(Frame::data(b))))
-    }
-}
-
 /// The cap's edge, with no declared length: a body of exactly
 /// `max_body` bytes in three chunks is read whole (the core answers it),
 /// one byte more is 413.
@@ -745,16 +735,8 @@ async fn body_of_exactly_the_cap_is_read_one_more_byte_is_413() {
     let request = |len: usize| {
         let mut body = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec();
         body.resize(len, b' ');
-        let chunks = [&body[..100], &body[100..300], &body[300..]]
-            .map(Bytes::copy_from_slice)
-            .into_iter()
-            .collect();
-        Request::post("/mcp")
-            .header("Host", "localhost")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .body(Chunks(chunks))
-            .unwrap()
+        let chunks = [&body[..100], &body[100..300], &body[300..]].map(Bytes::copy_from_slice);
+        trickled(chunks, false)
     };
     let mcp = McpService::builder(&SERVER).config(small_body()).build();
     let (status, _, body) = text(mcp.clone().oneshot(request(512)).await.unwrap()).await;
