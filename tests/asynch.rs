@@ -323,13 +323,18 @@ static SLOW_SERVER: Server<'static, Slow> = Server::new(ServerInfo::new("slow", 
     .logging();
 
 fn ready(conn: &mut Connection) {
+    ready_with(&SLOW_SERVER, conn);
+}
+
+/// `conn` initialized (2025-11-25) with `server`.
+fn ready_with(server: &Server<'static, Slow>, conn: &mut Connection) {
     let mut out = [0u8; 1024];
     for line in [
         init("2025-11-25"),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
     ] {
         let mut frame = line.into_bytes();
-        let _ = SLOW_SERVER.handle(conn, &mut frame, &mut out);
+        let _ = server.handle(conn, &mut frame, &mut out);
     }
 }
 
@@ -484,14 +489,8 @@ static WORD_SERVER: Server<'static, Slow> =
 #[test]
 fn an_async_tool_gets_no_word_from_the_check_a_sync_one_does() {
     let mut conn = Connection::new();
+    ready_with(&WORD_SERVER, &mut conn);
     let mut out = [0u8; 1024];
-    for line in [
-        init("2025-11-25"),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
-    ] {
-        let mut frame = line.into_bytes();
-        let _ = WORD_SERVER.handle(&mut conn, &mut frame, &mut out);
-    }
     let mut said = |name: &str| {
         let mut frame = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{{"w":"plain"}}}}}}"#
