@@ -26,9 +26,11 @@ pub struct ConnLimits {
     /// How long a client may take to send a request's headers, from their
     /// first byte (default 30 s); then the connection is closed. A new
     /// connection owes its first request's headers from the start.
+    /// `Duration::MAX` (anything past what an `Instant` holds): never.
     pub header_timeout: Duration,
     /// How long a keep-alive connection may stay idle (no request in
     /// flight, no byte of a next one) before it is closed (default 75 s).
+    /// `Duration::MAX`: never.
     pub idle_timeout: Duration,
     /// Connections served at once (default 512); more wait in the listen
     /// backlog until one closes (no accept, no file descriptor, no memory
@@ -123,7 +125,11 @@ impl Watch {
             0 => (self.idle_since.load(Ordering::Acquire), idle),
             head => (head - 1, header),
         };
-        Some(self.base + Duration::from_millis(at) + limit)
+        // Past what an `Instant` holds (a timeout of `Duration::MAX`, say):
+        // no deadline.
+        self.base
+            .checked_add(Duration::from_millis(at))?
+            .checked_add(limit)
     }
 }
 
@@ -330,7 +336,11 @@ where
         if deadline.is_some_and(|at| at <= now) {
             break;
         }
-        let next = deadline.map_or(now + step, |at| at.min(now + step));
+        // `step` past what an `Instant` holds: a look a year from now.
+        let look = now
+            .checked_add(step)
+            .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600));
+        let next = deadline.map_or(look, |at| at.min(look));
         timer.as_mut().reset(next.into());
         tokio::select! {
             _ = conn.as_mut() => break,

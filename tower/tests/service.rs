@@ -721,6 +721,30 @@ async fn serve_runs_the_router_with_its_header_timeout() {
     );
 }
 
+/// Timeouts at the far edge (`Duration::MAX`: never) serve requests and
+/// neither panic nor close the connection: the deadline past what an
+/// `Instant` holds is no deadline.
+#[tokio::test]
+async fn serve_with_timeouts_of_duration_max_serves() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let limits = ConnLimits {
+        header_timeout: Duration::MAX,
+        idle_timeout: Duration::MAX,
+        ..ConnLimits::default()
+    };
+    let app = router(McpService::new(&SERVER));
+    tokio::spawn(picomcp_tower::serve(listener, app, limits));
+    for _ in 0..2 {
+        let health = raw(
+            addr,
+            "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    }
+}
+
 // `McpBody` is what the service answers: a plain `http_body::Body`.
 const _: fn(McpService<Shop>) = |mcp| {
     fn is_service<T: tower::Service<Request<Full<Bytes>>, Response = Response<McpBody>>>(_: T) {}
