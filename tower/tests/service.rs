@@ -487,6 +487,31 @@ async fn a_sessions_get_stream_keeps_alive_and_ends_with_its_session() {
     assert_eq!(next_frame(&mut stream).await, None);
 }
 
+/// The keep-alive's far edge: `Duration::MAX` (never, in effect) keeps a
+/// session's stream open and quiet.
+#[tokio::test]
+async fn a_keep_alive_of_duration_max_keeps_the_stream_open() {
+    let mcp = McpService::builder(&SERVER)
+        .config(Config {
+            keep_alive: Duration::MAX,
+            ..Config::default()
+        })
+        .build();
+    let id = open_session(&mcp).await;
+    let get = Request::get("/mcp")
+        .header("Host", "localhost")
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", &id)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let r = mcp.oneshot(get).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let mut stream = r.into_body();
+    let quiet = tokio::time::timeout(Duration::from_millis(300), next_frame(&mut stream)).await;
+    assert!(quiet.is_err(), "the stream ended or spoke: {quiet:?}");
+}
+
 fn small_body() -> Config {
     Config {
         max_body: 512,
