@@ -124,11 +124,21 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
+/// The longest idle time a session is given: 100 years (`u64::MAX`
+/// seconds, "never" to a caller, is past the expiry Redis accepts).
+pub const MAX_IDLE_S: u64 = 100 * 365 * 24 * 3600;
+
+/// `idle_s` as the store keeps it: at least 1 s, at most [`MAX_IDLE_S`].
+fn idle_seconds(idle_s: u64) -> u64 {
+    idle_s.clamp(1, MAX_IDLE_S)
+}
+
 impl RedisStore {
     /// The store of the Redis server at `url` (`redis://HOST:PORT/DB`),
     /// its keys and channels named `prefix…`, sessions expiring after
-    /// `idle_s` seconds unused. Fails when the server does not answer a
-    /// `PING`.
+    /// `idle_s` seconds unused (at least 1, at most [`MAX_IDLE_S`]: Redis
+    /// refuses an expiry past what its clock holds, and every session would
+    /// then fail). Fails when the server does not answer a `PING`.
     pub fn open(url: &str, prefix: &str, idle_s: u64) -> RedisResult<Self> {
         let mut name = [0u8; 8];
         picomcp_tower::os_random(&mut name);
@@ -137,7 +147,7 @@ impl RedisStore {
                 client: redis::Client::open(url)?,
                 pool: Mutex::new(Vec::new()),
                 prefix: prefix.to_owned(),
-                idle_s: idle_s.max(1),
+                idle_s: idle_seconds(idle_s),
                 replica: name.iter().map(|b| format!("{b:02x}")).collect(),
             }),
         };
@@ -371,5 +381,22 @@ impl Peers for RedisStore {
                 .query::<Vec<String>>(c)
         })
         .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The idle time's edges: 0 is 1 s, `MAX_IDLE_S` is kept, anything
+    /// past it (up to `u64::MAX`) is `MAX_IDLE_S`.
+    #[test]
+    fn idle_seconds_at_their_edges() {
+        assert_eq!(idle_seconds(0), 1);
+        assert_eq!(idle_seconds(1), 1);
+        assert_eq!(idle_seconds(600), 600);
+        assert_eq!(idle_seconds(MAX_IDLE_S), MAX_IDLE_S);
+        assert_eq!(idle_seconds(MAX_IDLE_S + 1), MAX_IDLE_S);
+        assert_eq!(idle_seconds(u64::MAX), MAX_IDLE_S);
     }
 }
