@@ -452,6 +452,17 @@ async fn a_call_left_unanswered_is_answered_without_another_request() {
     assert_eq!(next_frame(&mut stream).await, None);
 }
 
+/// The `GET` that opens session `id`'s notification stream.
+fn session_get(id: &str) -> Request<Full<Bytes>> {
+    Request::get("/mcp")
+        .header("Host", "localhost")
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", id)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_sessions_get_stream_keeps_alive_and_ends_with_its_session() {
     let mcp = McpService::builder(&SERVER)
@@ -461,13 +472,7 @@ async fn a_sessions_get_stream_keeps_alive_and_ends_with_its_session() {
         })
         .build();
     let id = open_session(&mcp).await;
-    let get = Request::get("/mcp")
-        .header("Host", "localhost")
-        .header("Accept", "text/event-stream")
-        .header("Mcp-Session-Id", &id)
-        .header("MCP-Protocol-Version", "2025-11-25")
-        .body(Full::new(Bytes::new()))
-        .unwrap();
+    let get = session_get(&id);
     let r = mcp.clone().oneshot(get).await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
@@ -498,13 +503,7 @@ async fn a_keep_alive_of_duration_max_keeps_the_stream_open() {
         })
         .build();
     let id = open_session(&mcp).await;
-    let get = Request::get("/mcp")
-        .header("Host", "localhost")
-        .header("Accept", "text/event-stream")
-        .header("Mcp-Session-Id", &id)
-        .header("MCP-Protocol-Version", "2025-11-25")
-        .body(Full::new(Bytes::new()))
-        .unwrap();
+    let get = session_get(&id);
     let r = mcp.oneshot(get).await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let mut stream = r.into_body();
