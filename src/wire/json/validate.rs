@@ -1,7 +1,7 @@
 //! The validator: one iterative pass over the input, enforcing the limits
 //! and recording the outline.
 
-use super::lex::{is_ws, scan_key, scan_literal, scan_number, scan_string, skip_ws};
+use super::lex::{scan_key, scan_literal, scan_number, scan_string, skip_ws};
 use super::limits::{JsonError, Limits, MAX_DEPTH};
 use super::outline::Outline;
 use super::value::Value;
@@ -245,11 +245,8 @@ impl<'a> Value<'a> {
     /// Whatever [`validate`] reports.
     pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Value<'a>, JsonError> {
         validate(input, limits)?;
-        let start = skip_ws(input, 0);
-        let trailing = input.iter().rev().take_while(|&&b| is_ws(b)).count();
-        let end = input.len().saturating_sub(trailing).max(start);
-        let raw = input.get(start..end).ok_or(JsonError::UnexpectedEnd)?;
-        Ok(Value { raw })
+        // Validated: the one trim of `Value::trusted` applies.
+        Ok(Value::trusted(input))
     }
 }
 
