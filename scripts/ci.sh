@@ -77,11 +77,12 @@ step "self-contained: a clone in an empty folder runs the tests that read tests/
 # (about 1.5 GB) are removed when the step ends, passed or failed: the
 # disk of the CI machine is shared, and a full run needs several GB.
 clone=$(mktemp -d)
-trap 'rm -rf "$clone" "$target_dir/self-contained"' EXIT
+remove_clone() { rm -rf "$clone" "$target_dir/self-contained"; }
+trap remove_clone EXIT
 git clone -q . "$clone/picomcp"
 (cd "$clone/picomcp" && CARGO_TARGET_DIR=$target_dir/self-contained cargo test \
     --test jsontestsuite --test vectors --test limits && bash fuzz/seed.sh)
-rm -rf "$clone" "$target_dir/self-contained"
+remove_clone
 trap - EXIT
 
 step "cargo test --workspace"
