@@ -6,6 +6,8 @@
 //! from every argument object its check vouches for.
 #![cfg(all(feature = "derive", target_pointer_width = "64"))]
 
+mod common;
+
 use picomcp::derive_support::HasSchema;
 use picomcp::derive_support::args::{DerivedParse, Spans};
 use picomcp::schema::{Keywords, Property, Schema};
@@ -295,16 +297,12 @@ static SERVER: picomcp::Server<'static, Shop> =
 fn ready(server: &'static picomcp::Server<'static, Shop>) -> impl FnMut(&str) -> String {
     let mut conn = picomcp::Connection::new();
     let mut out = vec![0u8; 4096];
-    let mut answer = move |line: &str| {
+    common::ready_at(server, &mut conn, "2025-06-18");
+    move |line: &str| {
         let mut line = line.as_bytes().to_vec();
         let n = server.handle(&mut conn, &mut line, &mut out);
         String::from_utf8(out[..n].to_vec()).unwrap()
-    };
-    answer(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
-    );
-    answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    answer
+    }
 }
 
 #[test]

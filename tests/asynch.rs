@@ -323,19 +323,7 @@ static SLOW_SERVER: Server<'static, Slow> = Server::new(ServerInfo::new("slow", 
     .logging();
 
 fn ready(conn: &mut Connection) {
-    ready_with(&SLOW_SERVER, conn);
-}
-
-/// `conn` initialized (2025-11-25) with `server`.
-fn ready_with(server: &Server<'static, Slow>, conn: &mut Connection) {
-    let mut out = [0u8; 1024];
-    for line in [
-        init("2025-11-25"),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
-    ] {
-        let mut frame = line.into_bytes();
-        let _ = server.handle(conn, &mut frame, &mut out);
-    }
+    common::ready_at(&SLOW_SERVER, conn, "2025-11-25");
 }
 
 const SLOW_CALL: &[u8] = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":1}}}"#;
@@ -489,7 +477,7 @@ static WORD_SERVER: Server<'static, Slow> =
 #[test]
 fn an_async_tool_gets_no_word_from_the_check_a_sync_one_does() {
     let mut conn = Connection::new();
-    ready_with(&WORD_SERVER, &mut conn);
+    common::ready_at(&WORD_SERVER, &mut conn, "2025-11-25");
     let mut out = [0u8; 1024];
     let mut said = |name: &str| {
         let mut frame = format!(

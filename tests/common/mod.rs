@@ -108,3 +108,16 @@ pub fn init_with(version: &str, capabilities: &str) -> String {
         r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{capabilities},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
     )
 }
+
+/// `conn` made ready with `server`: `initialize` at `version`, then
+/// `notifications/initialized` (the answers are dropped).
+pub fn ready_at<S>(server: &Server<'_, S>, conn: &mut picomcp::Connection, version: &str) {
+    let mut out = [0u8; 1024];
+    for line in [
+        init(version),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+    ] {
+        let mut frame = line.into_bytes();
+        let _ = server.handle(conn, &mut frame, &mut out);
+    }
+}
