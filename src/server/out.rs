@@ -6,7 +6,9 @@ use core::fmt;
 
 use super::listing::Pages;
 use crate::context::Track;
-use crate::error::{ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, ProtocolError};
+use crate::error::{
+    ErrorCode, ErrorData, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError,
+};
 use crate::mcp::envelope;
 use crate::mcp::{Cache, CacheScope, ProtocolVersion, ServerInfo};
 use crate::wire::emit::Decimal;
@@ -351,6 +353,12 @@ impl<'w, 'o> Out<'w, 'o> {
             format_args!("{}", e.message()),
             Data::User(e.error_data()),
         )
+    }
+
+    /// `-32600 Invalid Request`, with `data` (the reason, when there is one
+    /// to give): the one place its text is written.
+    pub(super) fn invalid_request(self, data: Data<'_>) -> Wrote {
+        self.error(INVALID_REQUEST, format_args!("Invalid Request"), data)
     }
 
     pub(super) fn invalid_params(self) -> Wrote {

@@ -133,11 +133,7 @@ impl<S> Server<'_, S> {
             return;
         }
         if Value::trusted(frame).is_empty() {
-            Out::begin(w, None).error(
-                INVALID_REQUEST,
-                format_args!("Invalid Request"),
-                Data::Str("empty batch"),
-            );
+            Out::begin(w, None).invalid_request(Data::Str("empty batch"));
             return;
         }
         let start = w.len();
@@ -173,11 +169,7 @@ impl<S> Server<'_, S> {
             // goes on.
             let mut outline = json::Outline::new(&envelope::OUTLINE_KEYS);
             let wrote = if json::validate_outlined(element, &self.limits, &mut outline).is_err() {
-                Out::begin(w, None).error(
-                    INVALID_REQUEST,
-                    format_args!("Invalid Request"),
-                    Data::None,
-                )
+                Out::begin(w, None).invalid_request(Data::None)
             } else {
                 self.message(
                     conn,
@@ -274,11 +266,8 @@ impl<S> Server<'_, S> {
             }
             Err(invalid) => {
                 crate::log::debug!("picomcp: invalid request: {}", invalid.reason);
-                return Out::begin(w, invalid.id.map(|i| i.raw())).error(
-                    INVALID_REQUEST,
-                    format_args!("Invalid Request"),
-                    Data::Str(invalid.reason),
-                );
+                return Out::begin(w, invalid.id.map(|i| i.raw()))
+                    .invalid_request(Data::Str(invalid.reason));
             }
         };
         let method = Method::from_json(request.method);
