@@ -404,10 +404,26 @@ async fn sweep<S: Sync + 'static>(inner: Weak<Inner<S>>, period: Duration) {
 
 /// Why a request body was not read.
 enum BodyError {
-    /// More than the cap.
+    /// More than the cap (declared, or as read).
     TooLarge,
     /// The body's stream failed.
     Unreadable,
+    /// Not all there within the body timeout.
+    TimedOut,
+}
+
+impl BodyError {
+    /// The adapter's answer: each refusal's status and text, once.
+    fn response(self) -> Response<McpBody> {
+        match self {
+            BodyError::TooLarge => plain(StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n"),
+            BodyError::Unreadable => plain(StatusCode::BAD_REQUEST, "could not read the body\n"),
+            BodyError::TimedOut => plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive in time\n",
+            ),
+        }
+    }
 }
 
 /// A request body's bytes, at most `max` of them (trailers are ignored).
@@ -826,10 +842,7 @@ impl<S: Sync + 'static> McpService<S> {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
         if declared.is_some_and(|n| n > config.max_body as u64) {
-            return Ok(plain(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "request body too large\n",
-            ));
+            return Ok(BodyError::TooLarge.response());
         }
         // A body that is already here (most are: it came with the head) is
         // taken without arming the timer.
@@ -842,21 +855,8 @@ impl<S: Sync + 'static> McpService<S> {
         };
         let mut body = match collected {
             Ok(Ok(body)) => body,
-            Ok(Err(BodyError::TooLarge)) => {
-                return Ok(plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "request body too large\n",
-                ));
-            }
-            Ok(Err(BodyError::Unreadable)) => {
-                return Ok(plain(StatusCode::BAD_REQUEST, "could not read the body\n"));
-            }
-            Err(_) => {
-                return Ok(plain(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "the request body did not arrive in time\n",
-                ));
-            }
+            Ok(Err(refused)) => return Ok(refused.response()),
+            Err(_) => return Ok(BodyError::TimedOut.response()),
         };
         let now = self.now();
         // What the peers are told about: a client's request of a session.
