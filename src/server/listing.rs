@@ -39,7 +39,8 @@ use crate::wire::emit::Writer;
 /// use picomcp::server::ListCache;
 /// use picomcp::{Server, ServerInfo};
 /// // 16 KiB of page text on a 64-bit target (2,048 words): the bookshop's
-/// // four lists under each of the five protocol versions take about 11 KB.
+/// // four lists under each of the five protocol versions, and its
+/// // 2026-07-28 stamp, take about 11 KB and 21 of the 24 entries.
 /// static LISTS: ListCache<2048, 24> = ListCache::new();
 /// static SERVER: Server<'static, ()> =
 ///     Server::new(ServerInfo::new("Bookshop", "1.0.0"), ()).list_cache(&LISTS);
