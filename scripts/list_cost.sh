@@ -3,7 +3,10 @@
 # bookshop (callgrind): `ping`, the four lists (`tools/list`,
 # `resources/list`, `resources/templates/list`, `prompts/list`: served from
 # the ListCache after the first) and a `tools/call` hit, each as 2,000
-# pipelined requests after `initialize`, total divided by 2,000. Needs
+# pipelined requests after `initialize`. Per request is the difference
+# between that run and one with `initialize` alone, divided by 2,000 (as
+# scripts/http_cost.sh does): process start-up and shut-down, the same
+# whatever the number of requests, are not a request's cost. Needs
 # valgrind (apt-get install valgrind).
 #
 # Usage: scripts/list_cost.sh [DIR]   (DIR: keep the callgrind outputs there,
@@ -29,16 +32,24 @@ reqs = {
     "prompts/list": '{"jsonrpc":"2.0","id":%d,"method":"prompts/list"}',
     "tools/call": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}',
 }
+head = init + "\n" + '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+with open(f"{d}/empty.in", "w") as f:
+    f.write(head)
 for name, req in reqs.items():
     with open(f"{d}/{name.replace('/', '_')}.in", "w") as f:
-        f.write(init + "\n" + '{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        f.write(head)
         for i in range(1, 2001):
             f.write(req % i + "\n")
 PY
+collected() { # input file, callgrind output file
+    valgrind --tool=callgrind --callgrind-out-file="$2" "$bin" < "$1" > /dev/null 2> "$2.err"
+    grep -o 'Collected : [0-9]*' "$2.err" | awk '{print $3}'
+}
+empty=$(collected "$tmp/empty.in" "$tmp/empty.out")
 for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call}; do
     f=$tmp/${name//\//_}
-    valgrind --tool=callgrind --callgrind-out-file="$f.out" "$bin" < "$f.in" > /dev/null 2> "$f.err"
-    total=$(grep -o 'Collected : [0-9]*' "$f.err" | awk '{print $3}')
-    printf '%-26s %8d instructions per request (whole process)\n' "$name" $((total / 2000))
+    total=$(collected "$f.in" "$f.out")
+    printf '%-26s %8d instructions per request (whole process; 2,000 requests: %d, none: %d)\n' \
+        "$name" $(((total - empty) / 2000)) "$total" "$empty"
     if [ -n "$keep" ]; then mkdir -p "$keep"; cp "$f.out" "$keep/${name//\//_}.out"; fi
 done

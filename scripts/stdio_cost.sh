@@ -4,7 +4,10 @@
 # average: 13 `get_author` hits, 2 misses, 1 wrong-type argument, 1
 # `tools/list`, 1 `resources/read` found, 1 not found, 1 `ping`; the input
 # `examples/throughput` generates), and of the I/O-only echo server
-# (`throughput --serve-echo`) on the same input; then, unless
+# (`throughput --serve-echo`) on the same input; per request is the
+# difference between that run and one with `initialize` alone, divided by
+# the requests (start-up and shut-down are not a request's cost; as
+# scripts/http_cost.sh and list_cost.sh count); then, unless
 # STDIO_COST_RUNS=0, the req/s of both in interleaved runs
 # (`throughput --echo RUNS`, medians) and the bookshop's peak RSS at 10,000
 # and 1,000,000 requests. Needs valgrind (apt-get install valgrind).
@@ -26,13 +29,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 keep=${1:-}
 "$dir/examples/throughput" --n "$n" --write-input "$tmp/mix.in"
+head -n 2 "$tmp/mix.in" > "$tmp/empty.in" # initialize and initialized alone
 count() { # name, command...
     local name=$1
     shift
     valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.out" "$@" < "$tmp/mix.in" > "$tmp/$name.answers" 2> "$tmp/$name.err"
-    local total
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.empty.out" "$@" < "$tmp/empty.in" > /dev/null 2> "$tmp/$name.empty.err"
+    local total empty
     total=$(grep -o 'Collected : [0-9]*' "$tmp/$name.err" | awk '{print $3}')
-    printf '%-9s %8d instructions per request (whole process, %d pipelined requests after initialize)\n' "$name" $((total / n)) "$n"
+    empty=$(grep -o 'Collected : [0-9]*' "$tmp/$name.empty.err" | awk '{print $3}')
+    printf '%-9s %8d instructions per request (whole process, %d pipelined requests after initialize: %d, none: %d)\n' \
+        "$name" $(((total - empty) / n)) "$n" "$total" "$empty"
     if [ -n "$keep" ]; then mkdir -p "$keep"; cp "$tmp/$name.out" "$keep/$name.out"; fi
 }
 count mix "$dir/bookshop"
