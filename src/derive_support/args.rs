@@ -29,7 +29,7 @@ pub use crate::schema::derived::{ArgsCheck, FAST_ARGS, SPANS, Spans};
 use crate::tool::{Arguments, ToolError, shape_error};
 use crate::wire::de::DeError;
 use crate::wire::json::{skip_ws, value_len};
-use crate::wire::swar::plain_run;
+use crate::wire::swar::{has_backslash, plain_run};
 use core::marker::PhantomData;
 use serde::Deserialize;
 
@@ -174,7 +174,7 @@ pub fn is_one_of(v: &[u8], names: &[&str]) -> bool {
     let Some(content) = v.strip_prefix(b"\"").and_then(|c| c.strip_suffix(b"\"")) else {
         return false;
     };
-    !content.contains(&b'\\') && names.iter().any(|n| n.as_bytes() == content)
+    !has_backslash(content) && names.iter().any(|n| n.as_bytes() == content)
 }
 
 /// A value of a nested type: its own derived check, if it has one.
@@ -190,7 +190,7 @@ pub fn is_nested(v: &[u8], check: Option<&'static ArgsCheck>) -> bool {
 #[inline]
 pub fn is_plain_string(v: &[u8]) -> bool {
     match v {
-        [b'"', content @ .., b'"'] => !content.contains(&b'\\'),
+        [b'"', content @ .., b'"'] => !has_backslash(content),
         _ => false,
     }
 }

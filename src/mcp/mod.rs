@@ -110,7 +110,7 @@ impl Method {
             if let Some((m, _)) = Self::TABLE.iter().find(|(_, s)| raw == s.as_bytes()) {
                 return *m;
             }
-            if !raw.contains(&b'\\') {
+            if !name.has_escape() {
                 return Method::Unknown;
             }
         }

@@ -33,15 +33,18 @@ impl<S> Server<'_, S> {
         version: ProtocolVersion,
     ) -> Option<&Tool<S>> {
         let tools = self.tools;
+        // The index holds names as bytes: a name without an escape is its
+        // own bytes (validated text; no `str` needed).
         if let Some(index) = self.tool_index
-            && let Some(plain) = name.as_plain()
+            && !name.has_escape()
         {
+            let plain = name.raw();
             let names = |i: usize| {
                 tools
                     .get(i)
                     .map_or(&[][..], |t| t.descriptor.name.as_bytes())
             };
-            match index.find(plain.as_bytes(), tools.len(), &names) {
+            match index.find(plain, tools.len(), &names) {
                 Ok(None) => return None,
                 Ok(Some(i)) => {
                     // A later tool of the same name may be the one offered

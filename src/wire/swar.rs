@@ -88,11 +88,44 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     )
 }
 
+/// Whether `bytes` holds a backslash: a word at a time on 64-bit targets
+/// (the names and values the hot path asks about are short, where
+/// `contains`' byte loop is its cost); `contains` on smaller ones (flash).
+#[inline]
+pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
+    if cfg!(not(target_pointer_width = "64")) {
+        return bytes.contains(&b'\\');
+    }
+    first_stop(
+        bytes,
+        |x| zero_bytes(x ^ (ONES * b'\\' as usize)),
+        |b| b == b'\\',
+    ) < bytes.len()
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
 
     use super::*;
+
+    #[test]
+    fn has_backslash_matches_contains() {
+        for len in 0..24 {
+            let clean = std::vec![b'a'; len];
+            assert!(!has_backslash(&clean));
+            for at in 0..len {
+                let mut v = clean.clone();
+                v[at] = b'\\';
+                assert!(has_backslash(&v), "len {len}, at {at}");
+                // Bytes one off a backslash in every bit are not one.
+                for near in [b'\\' ^ 1, b'\\' ^ 0x80, b'\\' + 0x80] {
+                    v[at] = near;
+                    assert!(!has_backslash(&v), "{near:#x} at {at}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn plain_run_matches_the_table() {

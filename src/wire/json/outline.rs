@@ -301,7 +301,7 @@ fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize
             return Some(at);
         }
     }
-    if !raw.contains(&b'\\') {
+    if !crate::wire::swar::has_backslash(raw) {
         return None;
     }
     let raw = JsonStr { raw };

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::wire::swar::plain_run;
+use crate::wire::swar::{has_backslash, plain_run};
 
 use super::lex::{decode_escape, decode_utf8, next_char};
 use super::limits::JsonError;
@@ -45,11 +45,17 @@ impl<'a> JsonStr<'a> {
         self.raw
     }
 
+    /// Whether the raw text holds an escape (a backslash).
+    #[inline]
+    pub(crate) fn has_escape(&self) -> bool {
+        has_backslash(self.raw)
+    }
+
     /// The contents as `&str` when there is no backslash (zero-copy fast
     /// path); `None` if decoding is needed.
     #[must_use]
     pub fn as_plain(&self) -> Option<&'a str> {
-        if self.raw.contains(&b'\\') {
+        if has_backslash(self.raw) {
             return None;
         }
         core::str::from_utf8(self.raw).ok()
@@ -69,7 +75,7 @@ impl<'a> JsonStr<'a> {
     #[inline]
     pub(crate) fn position_in(&self, keys: &[&str]) -> Option<usize> {
         let mut at = keys.iter().position(|k| self.raw == k.as_bytes());
-        if at.is_none() && self.raw.contains(&b'\\') {
+        if at.is_none() && has_backslash(self.raw) {
             at = keys.iter().position(|k| self.eq_str(k));
         }
         at
@@ -89,7 +95,7 @@ impl<'a> JsonStr<'a> {
             // raw text; small ones keep the one shared scan (flash: 124 B).
             self.raw == s.as_bytes()
                 && if cfg!(target_pointer_width = "64") {
-                    !s.as_bytes().contains(&b'\\')
+                    !has_backslash(s.as_bytes())
                 } else {
                     self.raw.iter().all(|&b| b != b'\\')
                 }
@@ -105,14 +111,14 @@ impl<'a> JsonStr<'a> {
     /// [`Self::eq_str`] when the raw text is longer than `s`.
     #[inline(never)]
     fn eq_str_escaped(&self, s: &str) -> bool {
-        self.raw.contains(&b'\\')
+        has_backslash(self.raw)
             && matches!(self.strip_decoded_prefix(s.as_bytes()), Some((true, true)))
     }
 
     /// Decoded content starts with `prefix`.
     #[must_use]
     pub fn starts_with(&self, prefix: &str) -> bool {
-        if !self.raw.contains(&b'\\') {
+        if !has_backslash(self.raw) {
             return self.raw.starts_with(prefix.as_bytes());
         }
         matches!(
@@ -149,7 +155,7 @@ impl<'a> JsonStr<'a> {
     /// Decoded length in UTF-8 bytes.
     #[must_use]
     pub fn decoded_len(&self) -> usize {
-        if !self.raw.contains(&b'\\') {
+        if !has_backslash(self.raw) {
             return self.raw.len();
         }
         self.chars().map(char::len_utf8).sum()

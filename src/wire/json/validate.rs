@@ -104,7 +104,13 @@ fn validate_in(
     outline: Option<&mut Outline>,
 ) -> Result<(), JsonError> {
     if limits.max_items == u32::MAX {
-        run_validate(input, limits, None, outline)
+        // 64-bit targets: a copy of the loop without the counting (fewer
+        // live values in it); small ones keep one copy (flash).
+        if cfg!(target_pointer_width = "64") {
+            run_validate::<false>(input, limits, None, outline)
+        } else {
+            run_validate::<true>(input, limits, None, outline)
+        }
     } else {
         validate_counting(input, limits, outline)
     }
@@ -117,15 +123,16 @@ fn validate_counting(
     outline: Option<&mut Outline>,
 ) -> Result<(), JsonError> {
     let mut counts = [0u32; MAX_DEPTH as usize];
-    run_validate(input, limits, Some(&mut counts), outline)
+    run_validate::<true>(input, limits, Some(&mut counts), outline)
 }
 
-fn run_validate(
+fn run_validate<const COUNTING: bool>(
     input: &[u8],
     limits: &Limits,
-    mut counts: Counts<'_>,
+    counts: Counts<'_>,
     mut rec: Option<&mut Outline>,
 ) -> Result<(), JsonError> {
+    let mut counts = if COUNTING { counts } else { None };
     let max_depth = usize::from(if limits.max_depth > MAX_DEPTH {
         MAX_DEPTH
     } else {
