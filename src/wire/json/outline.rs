@@ -287,53 +287,44 @@ impl Outline {
 /// is decoded, and compared with each).
 #[inline]
 fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize> {
-    let raw = input.get(key..key_end).unwrap_or_default();
-    let h = hash(raw.first().copied().unwrap_or(0), raw.len(), level.mult);
-    let at = level.table.get(h).map_or(usize::MAX, |&i| usize::from(i));
-    if let Some(name) = level.names.get(at) {
+    let len = key_end.saturating_sub(key);
+    let first = if len == 0 {
+        0
+    } else {
+        input.get(key).copied().unwrap_or(0)
+    };
+    let h = hash(first, len, level.mult);
+    let at = usize::from(level.table.get(h).copied().unwrap_or(NONE));
+    if let Some(name) = level.names.get(at)
+        && name.text.len() == len
+    {
         #[cfg(target_pointer_width = "64")]
-        let same = name.text.len() == raw.len()
-            && words_at(input, key, raw.len().min(16), name.masks) == Some(name.words)
-            && raw.get(16..) == name.text.as_bytes().get(16..);
+        let same = match input.get(key..).and_then(|b| b.first_chunk::<16>()) {
+            // Two word loads, masked to the name's length; a longer name's
+            // rest compared as bytes.
+            Some(b) => {
+                let (lo, hi) = b.split_at(8);
+                let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
+                word(lo) & name.masks[0] == name.words[0]
+                    && word(hi) & name.masks[1] == name.words[1]
+                    && (len <= 16
+                        || input.get(key + 16..key_end) == name.text.as_bytes().get(16..))
+            }
+            // The input's end: byte by byte.
+            None => input.get(key..key_end) == Some(name.text.as_bytes()),
+        };
         #[cfg(not(target_pointer_width = "64"))]
-        let same = name.text.as_bytes() == raw;
+        let same = input.get(key..key_end) == Some(name.text.as_bytes());
         if same {
             return Some(at);
         }
     }
+    let raw = input.get(key..key_end).unwrap_or_default();
     if !crate::wire::swar::has_backslash(raw) {
         return None;
     }
     let raw = JsonStr { raw };
     level.names.iter().position(|n| raw.eq_str(n.text))
-}
-
-/// The `len` bytes at `input[at..]` as [`Name`]'s two words; `None` past 16
-/// bytes. Two word loads, masked with `masks` (the [`Name`]'s, whose
-/// length is `len`), where the input has 16 bytes there.
-#[cfg(target_pointer_width = "64")]
-#[inline]
-fn words_at(input: &[u8], at: usize, len: usize, masks: [u64; 2]) -> Option<[u64; 2]> {
-    if len > 16 {
-        return None;
-    }
-    if let Some((lo, hi)) = input
-        .get(at..)
-        .and_then(|b| b.first_chunk::<16>())
-        .map(|b| b.split_at(8))
-        && let (Ok(lo), Ok(hi)) = (<[u8; 8]>::try_from(lo), <[u8; 8]>::try_from(hi))
-    {
-        return Some([
-            u64::from_le_bytes(lo) & masks[0],
-            u64::from_le_bytes(hi) & masks[1],
-        ]);
-    }
-    // The end of the input: byte by byte.
-    let mut words = [0u64; 2];
-    for (i, &b) in input.get(at..at + len)?.iter().enumerate() {
-        *words.get_mut(i / 8)? |= u64::from(b) << (8 * (i % 8));
-    }
-    Some(words)
 }
 
 /// What the validator tells the outline: members of objects at nesting
