@@ -29,6 +29,25 @@ pub(crate) struct Level {
     /// [`hash`] → the index of the name with that hash, or [`NONE`].
     table: [u8; 16],
     mult: u8,
+    /// 64-bit targets: [`hash`] → the name of at most 8 bytes with that
+    /// hash, as one word: such a key is told, and its slot filled, inline
+    /// in the validator ([`Outline::member`]). (Two words for names up to
+    /// 16 bytes measured no better on the hit, and `ping` 38 instructions
+    /// worse: `scripts/list_cost.sh`.)
+    #[cfg(target_pointer_width = "64")]
+    short: [Short; 16],
+}
+
+/// A name of at most 8 bytes as the little-endian word of its bytes, with
+/// the mask of its length, and its index in its level; or none (`len`
+/// [`u8::MAX`]).
+#[cfg(target_pointer_width = "64")]
+#[derive(Clone, Copy, Debug)]
+struct Short {
+    word: u64,
+    mask: u64,
+    len: u8,
+    index: u8,
 }
 
 impl Level {
@@ -54,10 +73,48 @@ impl Level {
         loop {
             assert!(mult < 64, "no multiplier below 64 hashes these keys apart");
             if let Some(table) = Self::table(names, mult) {
-                return Level { names, table, mult };
+                return Level {
+                    names,
+                    table,
+                    mult,
+                    #[cfg(target_pointer_width = "64")]
+                    short: Self::short(names, &table),
+                };
             }
             mult += 1;
         }
+    }
+
+    /// The names of at most 8 bytes by their place in `table`.
+    // `h < 16` and `table[h]` below `names.len()` (and `get` is not
+    // `const`): no panic.
+    #[cfg(target_pointer_width = "64")]
+    #[allow(clippy::indexing_slicing)]
+    const fn short(names: &[Name], table: &[u8; 16]) -> [Short; 16] {
+        let none = Short {
+            word: 0,
+            mask: 0,
+            len: u8::MAX,
+            index: NONE,
+        };
+        let mut out = [none; 16];
+        let mut h = 0;
+        while h < 16 {
+            let i = table[h];
+            if i != NONE {
+                let name = &names[i as usize];
+                if name.text.len() <= 8 {
+                    out[h] = Short {
+                        word: name.words[0],
+                        mask: name.masks[0],
+                        len: name.text.len() as u8,
+                        index: i,
+                    };
+                }
+            }
+            h += 1;
+        }
+        out
     }
 
     /// The table of `names` under `mult`, if no two names share a hash.
@@ -287,16 +344,11 @@ impl Outline {
 /// is decoded, and compared with each).
 #[inline]
 fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize> {
-    let len = key_end.saturating_sub(key);
-    let first = if len == 0 {
-        0
-    } else {
-        input.get(key).copied().unwrap_or(0)
-    };
-    let h = hash(first, len, level.mult);
+    let raw = input.get(key..key_end).unwrap_or_default();
+    let h = hash(raw.first().copied().unwrap_or(0), raw.len(), level.mult);
     let at = usize::from(level.table.get(h).copied().unwrap_or(NONE));
     if let Some(name) = level.names.get(at)
-        && name.text.len() == len
+        && name.text.len() == raw.len()
     {
         #[cfg(target_pointer_width = "64")]
         let same = match input.get(key..).and_then(|b| b.first_chunk::<16>()) {
@@ -307,19 +359,17 @@ fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize
                 let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
                 word(lo) & name.masks[0] == name.words[0]
                     && word(hi) & name.masks[1] == name.words[1]
-                    && (len <= 16
-                        || input.get(key + 16..key_end) == name.text.as_bytes().get(16..))
+                    && raw.get(16..) == name.text.as_bytes().get(16..)
             }
             // The input's end: byte by byte.
-            None => input.get(key..key_end) == Some(name.text.as_bytes()),
+            None => raw == name.text.as_bytes(),
         };
         #[cfg(not(target_pointer_width = "64"))]
-        let same = input.get(key..key_end) == Some(name.text.as_bytes());
+        let same = raw == name.text.as_bytes();
         if same {
             return Some(at);
         }
     }
-    let raw = input.get(key..key_end).unwrap_or_default();
     if !crate::wire::swar::has_backslash(raw) {
         return None;
     }
@@ -332,7 +382,10 @@ fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize
 impl Outline {
     /// A member of an object at `depth` (1: the top-level object's): its
     /// key at `key..key_end` (quotes included), its value from `value`.
-    #[inline(never)]
+    /// A member not recorded, or the first of a name of at most 8 bytes
+    /// written without an escape, is taken inline on 64-bit targets
+    /// ([`Self::member_short`]); any other, by [`Self::member_any`].
+    #[inline(always)]
     pub(super) fn member(
         &mut self,
         input: &[u8],
@@ -341,6 +394,77 @@ impl Outline {
         key_end: usize,
         value: usize,
     ) {
+        #[cfg(target_pointer_width = "64")]
+        if self.member_short(input, depth, key, key_end, value) {
+            return;
+        }
+        self.member_any(input, depth, key, key_end, value);
+    }
+
+    /// [`Self::member`]'s common case: `true` when it is done (the member
+    /// is not recorded, or recorded here), `false` for
+    /// [`Self::member_any`] to decide (an unknown, escaped, repeated or
+    /// longer key, or one within 8 bytes of the input's end).
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn member_short(
+        &mut self,
+        input: &[u8],
+        depth: usize,
+        key: usize,
+        key_end: usize,
+        value: usize,
+    ) -> bool {
+        let level = depth.wrapping_sub(1);
+        if !self.records(depth) {
+            return true;
+        }
+        let len = key_end.wrapping_sub(key).wrapping_sub(2);
+        // The word at the key's first byte (a longer key is not a short
+        // name: its length differs from any).
+        let Some(word) = input.get(key + 1..).and_then(|b| b.first_chunk::<8>()) else {
+            return false;
+        };
+        let word = u64::from_le_bytes(*word);
+        let keys = self.keys;
+        let (names, parent) = match level {
+            0 => (&keys.top, keys.parent),
+            1 => (&keys.inner, SLOTS + keys.inner_parent),
+            _ => (&keys.deep, usize::MAX),
+        };
+        // The key's first byte is the word's low byte.
+        let Some(short) = names.short.get(hash(word as u8, len, names.mult)) else {
+            return false;
+        };
+        if usize::from(short.len) != len || word & short.mask != short.word {
+            return false;
+        }
+        let at = level * SLOTS + usize::from(short.index);
+        let bit = 1u32 << at;
+        if self.found & bit != 0 {
+            return false;
+        }
+        let (Some(slot), Ok(value)) = (self.values.get_mut(at), u32::try_from(value)) else {
+            return false;
+        };
+        *slot = (value, value);
+        self.found |= bit;
+        if let Some(o) = self.open.get_mut(level) {
+            *o = at as u8;
+        }
+        // The next level is recorded while this member is its parent.
+        let child = 1u8 << (level + 1);
+        if at == parent {
+            self.active |= child;
+        } else {
+            self.active &= !child;
+        }
+        true
+    }
+
+    /// [`Self::member`], any member.
+    #[inline(never)]
+    fn member_any(&mut self, input: &[u8], depth: usize, key: usize, key_end: usize, value: usize) {
         let level = depth.wrapping_sub(1);
         if !self.records(depth) {
             return;
