@@ -191,6 +191,18 @@ fn run_validate<const COUNTING: bool>(
                 }
             }
             b'"' => pos = scan_string(input, pos, max_str)?,
+            // A plain positive integer (most ids) inline on 64-bit targets;
+            // any other number by the grammar's one definition.
+            b'1'..=b'9' if cfg!(target_pointer_width = "64") => {
+                let mut end = pos + 1;
+                while input.get(end).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                }
+                pos = match input.get(end) {
+                    Some(b'.' | b'e' | b'E') => scan_number(input, pos)?,
+                    _ => end,
+                };
+            }
             b'-' | b'0'..=b'9' => pos = scan_number(input, pos)?,
             b't' => pos = scan_literal(input, pos, b"true")?,
             b'f' => pos = scan_literal(input, pos, b"false")?,
