@@ -118,25 +118,40 @@ pub(super) fn trim(value: &str) -> &str {
 }
 
 /// `name` is `lower` (a lowercase ASCII header name) in any ASCII case:
-/// eight bytes at a time, the case bit ignored where `lower` has a letter.
+/// eight bytes at a time (the last eight overlapping the word before;
+/// four and four for a shorter name), the case bit ignored where `lower`
+/// has a letter.
 fn same_name(name: &str, lower: &str) -> bool {
     let (a, b) = (name.as_bytes(), lower.as_bytes());
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    let (mut wa, mut wb) = (a.chunks_exact(8), b.chunks_exact(8));
-    for (x, y) in (&mut wa).zip(&mut wb) {
-        let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
-        let y = word(y);
-        if word(x) | letter_bits(y) != y {
-            return false;
+    // The `W` bytes at `at` of `x`, read as a little-endian number.
+    fn word<const W: usize>(x: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        if let (Some(d), Some(s)) = (w.get_mut(..W), x.get(at..at + W)) {
+            d.copy_from_slice(s);
         }
+        u64::from_le_bytes(w)
     }
-    wa.remainder().iter().zip(wb.remainder()).all(|(&x, &y)| {
-        // Only a letter has another case.
-        let fold = if y.is_ascii_lowercase() { 0x20 } else { 0 };
-        x | fold == y
-    })
+    let same = |x: u64, y: u64| x | letter_bits(y) == y;
+    if n >= 8 {
+        let mut at = 0;
+        while at + 8 <= n {
+            if !same(word::<8>(a, at), word::<8>(b, at)) {
+                return false;
+            }
+            at += 8;
+        }
+        at == n || same(word::<8>(a, n - 8), word::<8>(b, n - 8))
+    } else if n >= 4 {
+        same(word::<4>(a, 0), word::<4>(b, 0)) && same(word::<4>(a, n - 4), word::<4>(b, n - 4))
+    } else {
+        a.iter()
+            .zip(b)
+            .all(|(&x, &y)| same(u64::from(x), u64::from(y)))
+    }
 }
 
 /// `0x20` in each byte of `y` (ASCII) that is a lowercase letter.

@@ -106,11 +106,48 @@ pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
     ) < bytes.len()
 }
 
+/// `a == b`, without a `memcmp` call for up to 16 bytes on 64-bit
+/// targets: two overlapping loads a side (the names and values the hot
+/// path compares are short, where the call is most of the cost).
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if cfg!(not(target_pointer_width = "64")) || !(4..=16).contains(&n) {
+        return a == b;
+    }
+    // The `W` bytes at `at` of `x` (in bounds: `W <= n`).
+    fn word<const W: usize>(x: &[u8], at: usize) -> Option<[u8; W]> {
+        x.get(at..)?.first_chunk::<W>().copied()
+    }
+    if n >= 8 {
+        word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8)
+    } else {
+        word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
 
     use super::*;
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        for len in 0..24usize {
+            let a: std::vec::Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same_bytes(&a, &a.clone()));
+            assert!(!same_bytes(&a, &a[..len.saturating_sub(1)]) || len == 0);
+            for at in 0..len {
+                let mut b = a.clone();
+                b[at] ^= 0x01;
+                assert!(!same_bytes(&a, &b), "len {len}, at {at}");
+            }
+        }
+    }
 
     #[test]
     fn has_backslash_matches_contains() {

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::wire::swar::{has_backslash, plain_run};
+use crate::wire::swar::{has_backslash, plain_run, same_bytes};
 
 use super::lex::{decode_escape, decode_utf8, next_char};
 use super::limits::JsonError;
@@ -93,7 +93,7 @@ impl<'a> JsonStr<'a> {
             // they then share with `s`: on 64-bit targets `s` is tested
             // (most often a literal, folded away) instead of scanning the
             // raw text; small ones keep the one shared scan (flash: 124 B).
-            self.raw == s.as_bytes()
+            same_bytes(self.raw, s.as_bytes())
                 && if cfg!(target_pointer_width = "64") {
                     !has_backslash(s.as_bytes())
                 } else {
