@@ -106,6 +106,18 @@ pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
     ) < bytes.len()
 }
 
+/// Length of the run of visible ASCII bytes (`0x20..0x7f`) at the start of
+/// `bytes`, a word at a time.
+#[inline]
+pub(crate) fn visible_run(bytes: &[u8]) -> usize {
+    first_stop(
+        bytes,
+        // Below 0x20, at or above 0x80, or 0x7f.
+        |x| (x.wrapping_sub(ONES * 0x20) & !x & HIGH) | (x & HIGH) | zero_bytes(x ^ (ONES * 0x7f)),
+        |b| !(0x20..0x7f).contains(&b),
+    )
+}
+
 /// `a == b`, without a `memcmp` call for up to 16 bytes on 64-bit
 /// targets: two overlapping loads a side (the names and values the hot
 /// path compares are short, where the call is most of the cost).
@@ -134,6 +146,26 @@ mod tests {
     extern crate std;
 
     use super::*;
+
+    #[test]
+    fn visible_run_matches_the_range() {
+        let slow = |b: &[u8]| {
+            b.iter()
+                .position(|c| !(0x20..0x7f).contains(c))
+                .unwrap_or(b.len())
+        };
+        for len in 0..24 {
+            let clean = std::vec![b'a'; len];
+            assert_eq!(visible_run(&clean), len);
+            for at in 0..len {
+                for special in [0x00u8, 0x09, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0xff] {
+                    let mut v = clean.clone();
+                    v[at] = special;
+                    assert_eq!(visible_run(&v), slow(&v), "{special:#x} at {at}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn same_bytes_is_slice_equality() {
