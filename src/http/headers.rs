@@ -7,6 +7,7 @@ use super::params::{decodes_to, sentinel, strict_base64};
 use super::response::{EVENT_STREAM, JSON};
 use crate::codec::{Alphabet, Base64Decoder};
 use crate::wire::json::JsonStr;
+use crate::wire::swar::same_ignoring_ascii_case;
 
 /// Request headers, looked up by name, case-insensitively.
 pub trait Headers {
@@ -330,7 +331,9 @@ pub(super) fn host_allowed(hosts: Option<&[&str]>, host: Option<&str>) -> bool {
     // :authority) is not a browser: let it through.
     host.is_none_or(|h| {
         let name = hostname(trim(h));
-        hosts.iter().any(|a| a.eq_ignore_ascii_case(name))
+        hosts
+            .iter()
+            .any(|a| same_ignoring_ascii_case(a.as_bytes(), name.as_bytes()))
     })
 }
 
@@ -343,7 +346,10 @@ pub(super) fn origin_allowed(
     let Some(origin) = origin.map(trim) else {
         return true;
     };
-    if origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
+    if origins
+        .iter()
+        .any(|o| same_ignoring_ascii_case(o.as_bytes(), origin.as_bytes()))
+    {
         return true;
     }
     let Some(hosts) = hosts else {
@@ -354,7 +360,9 @@ pub(super) fn origin_allowed(
     };
     let authority = authority.split('/').next().unwrap_or_default();
     let name = hostname(authority);
-    hosts.iter().any(|a| a.eq_ignore_ascii_case(name))
+    hosts
+        .iter()
+        .any(|a| same_ignoring_ascii_case(a.as_bytes(), name.as_bytes()))
 }
 
 /// `host[:port]` → `host` (`[v6]:port` → `[v6]`).

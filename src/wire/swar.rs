@@ -118,6 +118,51 @@ pub(crate) fn visible_run(bytes: &[u8]) -> usize {
     )
 }
 
+/// `a.eq_ignore_ascii_case(b)`, two overlapping words a side for 4 to 16
+/// bytes on 64-bit targets (host names against the allowed ones).
+#[inline]
+pub(crate) fn same_ignoring_ascii_case(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if cfg!(not(target_pointer_width = "64")) || !(4..=16).contains(&n) {
+        return a.eq_ignore_ascii_case(b);
+    }
+    // The `W` bytes at `at` of `x`.
+    fn word<const W: usize>(x: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        if let (Some(d), Some(s)) = (w.get_mut(..W), x.get(at..at + W)) {
+            d.copy_from_slice(s);
+        }
+        u64::from_le_bytes(w)
+    }
+    // `w` (ASCII: no byte adds a carry into the next below) with its
+    // uppercase letters lowered: the high bit marks a byte at least `A`
+    // and not above `Z`.
+    fn lower(w: u64) -> u64 {
+        let from_a = w.wrapping_add(ONES_U64 * (0x80 - u64::from(b'A')));
+        let past_z = w.wrapping_add(ONES_U64 * (0x80 - u64::from(b'[')));
+        w | ((from_a & !past_z & (ONES_U64 * 0x80)) >> 2)
+    }
+    let (wa, wb) = if n >= 8 {
+        (
+            [word::<8>(a, 0), word::<8>(a, n - 8)],
+            [word::<8>(b, 0), word::<8>(b, n - 8)],
+        )
+    } else {
+        (
+            [word::<4>(a, 0), word::<4>(a, n - 4)],
+            [word::<4>(b, 0), word::<4>(b, n - 4)],
+        )
+    };
+    if (wa[0] | wa[1] | wb[0] | wb[1]) & (ONES_U64 * 0x80) != 0 {
+        // Not ASCII: the byte loop decides.
+        return a.eq_ignore_ascii_case(b);
+    }
+    lower(wa[0]) == lower(wb[0]) && lower(wa[1]) == lower(wb[1])
+}
+
 /// `a == b`, without a `memcmp` call for up to 16 bytes on 64-bit
 /// targets: two overlapping loads a side (the names and values the hot
 /// path compares are short, where the call is most of the cost).
@@ -163,6 +208,41 @@ mod tests {
                     v[at] = special;
                     assert_eq!(visible_run(&v), slow(&v), "{special:#x} at {at}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn same_ignoring_ascii_case_is_eq_ignore_ascii_case() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 0..20usize {
+            for _ in 0..if cfg!(miri) { 20 } else { 2000 } {
+                let mut a = std::vec::Vec::new();
+                let mut b = std::vec::Vec::new();
+                for _ in 0..len {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // Letters of either case, their neighbours (`@`, `[`,
+                    // `` ` ``, `{`), and any byte now and then.
+                    let pick = [b'a', b'A', b'z', b'Z', b'@', b'[', b'`', b'{', b'm', b'M'];
+                    let c = if x % 7 == 0 {
+                        (x >> 8) as u8
+                    } else {
+                        pick[(x >> 16) as usize % pick.len()]
+                    };
+                    a.push(c);
+                    b.push(match (x >> 24) % 3 {
+                        0 => c.to_ascii_uppercase(),
+                        1 => c.to_ascii_lowercase(),
+                        _ => c ^ 0x20,
+                    });
+                }
+                assert_eq!(
+                    same_ignoring_ascii_case(&a, &b),
+                    a.eq_ignore_ascii_case(&b),
+                    "{a:?} {b:?}"
+                );
             }
         }
     }
