@@ -226,7 +226,7 @@ mod tests {
                     // Letters of either case, their neighbours (`@`, `[`,
                     // `` ` ``, `{`), and any byte now and then.
                     let pick = [b'a', b'A', b'z', b'Z', b'@', b'[', b'`', b'{', b'm', b'M'];
-                    let c = if x % 7 == 0 {
+                    let c = if x.is_multiple_of(7) {
                         (x >> 8) as u8
                     } else {
                         pick[(x >> 16) as usize % pick.len()]
