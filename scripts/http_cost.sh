@@ -5,13 +5,16 @@
 # sans-IO mapping adds to the core (examples/http_mapping.rs: the same
 # request through `Server::handle` and through `Http::handle`, no I/O).
 #
-# Each server runs under `valgrind --tool=callgrind` twice: once answering
+# Each server runs under `valgrind --tool=callgrind` three times: answering
 # N stateless 2026-07-28 `tools/call get_author "Dune"` requests sent over
 # one keep-alive connection by a Python client (another process, not
-# counted), once answering none (start-up and shut-down alone). The
-# difference divided by N is what one request costs the whole server
-# process: hyper, tokio, axum, allocation, the mapping, the core and the
-# handler. Needs valgrind (apt-get install valgrind) and python3.
+# counted), answering one, and answering none (start-up and shut-down
+# alone). (N run - one-request run) / (N - 1) is what each further request
+# costs the whole server process: hyper, tokio, axum, allocation, the
+# mapping, the core and the handler; the first request's one-off work
+# (thread-local buffers, caches, a connection's setup) is in both runs.
+# (N run - empty run) / N, which counts that work too, is printed beside
+# it. Needs valgrind (apt-get install valgrind) and python3.
 #
 # Usage: scripts/http_cost.sh [DIR]   (DIR: keep the callgrind outputs and
 #                                      a per-request inclusive profile of
@@ -76,9 +79,10 @@ run() {
     grep -o 'Collected : [0-9]*' "$tmp/vg" | awk '{print $3}'
 }
 
-# Inclusive cost per function, (N run - empty run) / N, largest first.
+# Inclusive cost per function, (N run - baseline run) / divisor ($3, or N),
+# largest first.
 profile() {
-    python3 - "$1" "$2" "$N" <<'PY'
+    python3 - "$1" "$2" "${3:-$N}" <<'PY'
 import re, subprocess, sys
 def inclusive(path):
     text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
@@ -122,14 +126,21 @@ if [ -n "$keep" ]; then
     done
 fi
 
+# Per request: (a run of N requests - a run of one) / (N - 1). Both runs
+# start and stop the server, open the connection, and serve a first
+# request (which fills what a server fills once: thread-local buffers,
+# caches, the runtime's first allocations); what is left is what each
+# further request on a kept-alive connection costs. For comparison, the
+# same over a run that serves none: (N run - none) / N.
 for name in http_bookshop http_canned; do
     empty=$(run "$dir/$name" 0 "$tmp/$name.0.out")
+    first=$(run "$dir/$name" 1 "$tmp/$name.1.out")
     full=$(run "$dir/$name" "$N" "$tmp/$name.n.out")
-    printf '%-14s %8d instructions per request (whole process; %d requests: %d, none: %d)\n' \
-        "$name" $(((full - empty) / N)) "$N" "$full" "$empty"
+    printf '%-14s %8d instructions per request (whole process; %d requests: %d, one: %d; against none (%d): %d)\n' \
+        "$name" $(((full - first) / (N - 1))) "$N" "$full" "$first" "$empty" $(((full - empty) / N))
     if [ -n "$keep" ]; then
         mkdir -p "$keep"
-        cp "$tmp/$name.0.out" "$tmp/$name.n.out" "$keep/"
-        profile "$tmp/$name.n.out" "$tmp/$name.0.out" > "$keep/$name.profile"
+        cp "$tmp/$name.1.out" "$tmp/$name.n.out" "$keep/"
+        profile "$tmp/$name.n.out" "$tmp/$name.1.out" $((N - 1)) > "$keep/$name.profile"
     fi
 done
