@@ -93,8 +93,10 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
 
 /// Whether `bytes` holds a backslash: a word at a time on 64-bit targets
 /// (the names and values the hot path asks about are short, where
-/// `contains`' byte loop is its cost); `contains` on smaller ones (flash).
-#[inline]
+/// `contains`' byte loop is its cost); `contains` on smaller ones, one
+/// shared copy (flash).
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
     if cfg!(not(target_pointer_width = "64")) {
         return bytes.contains(&b'\\');
