@@ -31,9 +31,9 @@ pub(crate) struct Level {
     mult: u8,
     /// 64-bit targets: [`hash`] → the name of at most 8 bytes with that
     /// hash, as one word: such a key is told, and its slot filled, inline
-    /// in the validator ([`Outline::member`]). (Two words for names up to
-    /// 16 bytes measured no better on the hit, and `ping` 38 instructions
-    /// worse: `scripts/list_cost.sh`.)
+    /// in the validator ([`Outline::member`]). (Names up to 16 bytes too,
+    /// by two words, or by the first and the last eight bytes: the hit no
+    /// better, `ping` 27 to 38 instructions worse, `scripts/list_cost.sh`.)
     #[cfg(target_pointer_width = "64")]
     short: [Short; 16],
 }
