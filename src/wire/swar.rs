@@ -28,11 +28,8 @@ pub(crate) const fn zero_bytes(v: usize) -> usize {
 /// Index of the first byte of `bytes` that `stop` accepts (`bytes.len()` if
 /// none), a machine word at a time (SWAR): `marks(word)` must set the high bit
 /// of the lowest such byte of the little-endian `word` (false marks above it
-/// are allowed) and mark nothing when there is none. Always inlined on
-/// 64-bit targets: called, a short string's scan cost the bookshop's hit
-/// 83 instructions more (`scripts/list_cost.sh`).
-#[cfg_attr(target_pointer_width = "64", inline(always))]
-#[cfg_attr(not(target_pointer_width = "64"), inline)]
+/// are allowed) and mark nothing when there is none.
+#[inline]
 pub(crate) fn first_stop(
     bytes: &[u8],
     marks: impl Fn(usize) -> usize,
@@ -73,22 +70,48 @@ pub(crate) fn first_stop(
     n + rest.iter().position(|&b| stop(b)).unwrap_or(rest.len())
 }
 
+/// The high bit of each byte of `x` that is not [`is_plain`] (false marks
+/// only above a true one).
+#[inline(always)]
+const fn not_plain(x: usize) -> usize {
+    // Below 0x20, at or above 0x80, `"` or `\\`.
+    (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+        | (x & HIGH)
+        | zero_bytes(x ^ (ONES * b'"' as usize))
+        | zero_bytes(x ^ (ONES * b'\\' as usize))
+}
+
 /// Length of the run of [`is_plain`] bytes at the start of `bytes`. Inlined
 /// on 64-bit targets (a hot loop); one shared copy on smaller ones (flash).
 #[cfg_attr(target_pointer_width = "64", inline)]
 #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 pub(crate) fn plain_run(bytes: &[u8]) -> usize {
-    first_stop(
-        bytes,
-        // Below 0x20, at or above 0x80, `"` or `\\`.
-        |x| {
-            (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-                | (x & HIGH)
-                | zero_bytes(x ^ (ONES * b'"' as usize))
-                | zero_bytes(x ^ (ONES * b'\\' as usize))
-        },
-        |b| !is_plain(b),
-    )
+    first_stop(bytes, not_plain, |b| !is_plain(b))
+}
+
+/// [`plain_run`] with its first two words tested inline (64-bit targets):
+/// a string of up to 15 bytes ends there, without the loop's call; a
+/// longer one takes the loop, whose masks then stay in registers. With the
+/// whole loop inlined at every string, a 4,096-byte string cost about 940
+/// instructions more (`scripts/registry_scale.sh`).
+#[inline(always)]
+pub(crate) fn plain_run_short(bytes: &[u8]) -> usize {
+    const W: usize = core::mem::size_of::<usize>();
+    if cfg!(not(target_pointer_width = "64")) {
+        return plain_run(bytes);
+    }
+    let mut at = 0;
+    while at < 2 * W {
+        let Some(word) = bytes.get(at..).and_then(|b| b.first_chunk::<W>()) else {
+            break;
+        };
+        let m = not_plain(usize::from_le_bytes(*word));
+        if m != 0 {
+            return at + (m.trailing_zeros() / 8) as usize;
+        }
+        at += W;
+    }
+    at + plain_run(bytes.get(at..).unwrap_or_default())
 }
 
 /// Whether `bytes` holds a backslash: a word at a time on 64-bit targets
@@ -174,8 +197,11 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    if cfg!(not(target_pointer_width = "64")) || !(4..=16).contains(&n) {
+    if cfg!(not(target_pointer_width = "64")) || n > 16 {
         return a == b;
+    }
+    if n < 4 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
     }
     // The `W` bytes at `at` of `x` (in bounds: `W <= n`).
     fn word<const W: usize>(x: &[u8], at: usize) -> Option<[u8; W]> {
@@ -301,6 +327,7 @@ mod tests {
                     v.push(b);
                 }
                 assert_eq!(plain_run(&v), slow(&v), "{v:?}");
+                assert_eq!(plain_run_short(&v), slow(&v), "{v:?}");
             }
         }
         for special in [0x00u8, 0x1f, b'"', b'\\', 0x7f, 0x80, 0xff] {
@@ -308,6 +335,7 @@ mod tests {
                 let mut v = std::vec![b'a'; 20];
                 v[at] = special;
                 assert_eq!(plain_run(&v), slow(&v), "{special:#x} at {at}");
+                assert_eq!(plain_run_short(&v), slow(&v), "{special:#x} at {at}");
             }
         }
     }

@@ -3,7 +3,7 @@
 //!
 //! Shared by the validator, the views and unescaping.
 
-use crate::wire::swar::plain_run;
+use crate::wire::swar::{plain_run, plain_run_short};
 
 use super::limits::JsonError;
 
@@ -181,7 +181,7 @@ pub(super) fn scan_string(input: &[u8], pos: usize, max_len: u32) -> Result<usiz
         // Small targets: one copy of the loop (flash).
         return scan_string_slow(input, pos, max_len);
     }
-    let i = start + plain_run(input.get(start..).unwrap_or_default());
+    let i = start + plain_run_short(input.get(start..).unwrap_or_default());
     if input.get(i) == Some(&b'"')
         && u64::try_from(i - start).is_ok_and(|n| n <= u64::from(max_len))
     {
