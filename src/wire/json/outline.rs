@@ -2,6 +2,8 @@
 //! members' object, and of one of that one's, that a caller names, picked
 //! out by the validation pass as it meets their keys.
 
+use core::ops::Range;
+
 use super::string::JsonStr;
 use super::value::Value;
 
@@ -382,9 +384,9 @@ fn pick(level: &Level, input: &[u8], key: usize, key_end: usize) -> Option<usize
 impl Outline {
     /// A member of an object at `depth` (1: the top-level object's): its
     /// key at `key..key_end` (quotes included), its value from `value`.
-    /// A member not recorded, or the first of a name of at most 8 bytes
-    /// written without an escape, is taken inline on 64-bit targets
-    /// ([`Self::member_short`]); any other, by [`Self::member_any`].
+    /// The first of a name of at most 8 bytes written without an escape is
+    /// told inline on 64-bit targets ([`Self::short_name`]); any other key,
+    /// by [`Self::member_any`].
     #[inline(always)]
     pub(super) fn member(
         &mut self,
@@ -394,89 +396,78 @@ impl Outline {
         key_end: usize,
         value: usize,
     ) {
-        #[cfg(target_pointer_width = "64")]
-        if self.member_short(input, depth, key, key_end, value) {
+        // Small targets ask in `member_any` whether the member is recorded
+        // (one copy of the question).
+        if cfg!(target_pointer_width = "64") && !self.records(depth) {
             return;
         }
-        self.member_any(input, depth, key, key_end, value);
+        let level = depth.wrapping_sub(1);
+        #[cfg(target_pointer_width = "64")]
+        if let Some(index) = self.short_name(input, level, key, key_end) {
+            self.record(level, Some(index), value);
+            return;
+        }
+        self.member_any(input, level, key..key_end, value);
     }
 
-    /// [`Self::member`]'s common case: `true` when it is done (the member
-    /// is not recorded, or recorded here), `false` for
+    /// The names of `level` (0 to 2), and the slot of the member whose
+    /// object's members the next level names (none for the third).
+    #[inline(always)]
+    fn level_names(&self, level: usize) -> (&'static Level, usize) {
+        let keys = self.keys;
+        match level {
+            0 => (&keys.top, keys.parent),
+            1 => (&keys.inner, SLOTS + keys.inner_parent),
+            _ => (&keys.deep, usize::MAX),
+        }
+    }
+
+    /// [`Self::member`]'s common case: the index of the name of at most 8
+    /// bytes the key at `key..key_end` (quotes included) is, written
+    /// without an escape and not yet met at `level`; `None` for
     /// [`Self::member_any`] to decide (an unknown, escaped, repeated or
     /// longer key, or one within 8 bytes of the input's end).
     #[cfg(target_pointer_width = "64")]
     #[inline(always)]
-    fn member_short(
-        &mut self,
-        input: &[u8],
-        depth: usize,
-        key: usize,
-        key_end: usize,
-        value: usize,
-    ) -> bool {
-        let level = depth.wrapping_sub(1);
-        if !self.records(depth) {
-            return true;
-        }
+    fn short_name(&self, input: &[u8], level: usize, key: usize, key_end: usize) -> Option<usize> {
         let len = key_end.wrapping_sub(key).wrapping_sub(2);
         // The word at the key's first byte (a longer key is not a short
         // name: its length differs from any).
-        let Some(word) = input.get(key + 1..).and_then(|b| b.first_chunk::<8>()) else {
-            return false;
-        };
-        let word = u64::from_le_bytes(*word);
-        let keys = self.keys;
-        let (names, parent) = match level {
-            0 => (&keys.top, keys.parent),
-            1 => (&keys.inner, SLOTS + keys.inner_parent),
-            _ => (&keys.deep, usize::MAX),
-        };
+        let word = u64::from_le_bytes(*input.get(key + 1..)?.first_chunk::<8>()?);
+        let (names, _) = self.level_names(level);
         // The key's first byte is the word's low byte.
-        let Some(short) = names.short.get(hash(word as u8, len, names.mult)) else {
-            return false;
-        };
-        if usize::from(short.len) != len || word & short.mask != short.word {
-            return false;
+        let short = names.short.get(hash(word as u8, len, names.mult))?;
+        // (An empty entry's length, `u8::MAX`, is past 8: never a match.)
+        if len > 8 || usize::from(short.len) != len || word & short.mask != short.word {
+            return None;
         }
-        let at = level * SLOTS + usize::from(short.index);
-        let bit = 1u32 << at;
-        if self.found & bit != 0 {
-            return false;
-        }
-        let (Some(slot), Ok(value)) = (self.values.get_mut(at), u32::try_from(value)) else {
-            return false;
-        };
-        *slot = (value, value);
-        self.found |= bit;
-        if let Some(o) = self.open.get_mut(level) {
-            *o = at as u8;
-        }
-        // The next level is recorded while this member is its parent.
-        let child = 1u8 << (level + 1);
-        if at == parent {
-            self.active |= child;
-        } else {
-            self.active &= !child;
-        }
-        true
+        let index = usize::from(short.index);
+        let met = self.found & (1 << (level * SLOTS + index)) != 0;
+        (!met).then_some(index)
     }
 
-    /// [`Self::member`], any member.
+    /// [`Self::member`], any key (at `key`, quotes included) of a member
+    /// at `level`.
     #[inline(never)]
-    fn member_any(&mut self, input: &[u8], depth: usize, key: usize, key_end: usize, value: usize) {
-        let level = depth.wrapping_sub(1);
-        if !self.records(depth) {
+    fn member_any(&mut self, input: &[u8], level: usize, key: Range<usize>, value: usize) {
+        if cfg!(not(target_pointer_width = "64")) && !self.records(level.wrapping_add(1)) {
             return;
         }
-        let (names, base, parent) = match level {
-            0 => (&self.keys.top, 0, self.keys.parent),
-            1 => (&self.keys.inner, SLOTS, SLOTS + self.keys.inner_parent),
-            _ => (&self.keys.deep, 2 * SLOTS, usize::MAX),
-        };
+        let (names, _) = self.level_names(level);
+        let index = pick(names, input, key.start + 1, key.end.saturating_sub(1));
+        self.record(level, index, value);
+    }
+
+    /// A member at `level` is its level's name `index` (or none of them):
+    /// the first of a name gets its slot, from `value`; a name met again
+    /// is marked repeated. The member is the level's open one, and the
+    /// next level is recorded while it is that level's parent.
+    #[inline(always)]
+    fn record(&mut self, level: usize, index: Option<usize>, value: usize) {
+        let (_, parent) = self.level_names(level);
         let mut open = NONE;
-        if let Some(i) = pick(names, input, key + 1, key_end.saturating_sub(1)) {
-            let at = base + i;
+        if let Some(i) = index {
+            let at = level * SLOTS + i;
             let bit = 1u32 << at;
             if self.found & bit != 0 {
                 self.repeated |= bit;
@@ -490,7 +481,6 @@ impl Outline {
         if let Some(o) = self.open.get_mut(level) {
             *o = open;
         }
-        // The next level is recorded while this member is its parent.
         let child = 1u8 << (level + 1);
         if open != NONE && usize::from(open) == parent {
             self.active |= child;
@@ -499,9 +489,8 @@ impl Outline {
         }
     }
 
-    /// Whether members of objects at `depth` are recorded. Asked here, not
-    /// by the validator before the call: asked there too, the hit cost 49
-    /// instructions more (`scripts/list_cost.sh`).
+    /// Whether members of objects at `depth` are recorded (asked first,
+    /// inline in the validator: most members are not).
     #[inline]
     fn records(&self, depth: usize) -> bool {
         let level = depth.wrapping_sub(1);
@@ -613,6 +602,37 @@ mod tests {
         let mut it = v.members().filter(|(k, _)| k.eq_str(name)).map(|(_, v)| v);
         let first = it.next();
         (first, it.next().is_some())
+    }
+
+    /// Keys of every length up to past 255 at each recorded level, before
+    /// the names they share a length or a first byte with: never taken
+    /// for a name (an empty entry of the short names' table has length
+    /// 255), and the names after them found.
+    #[test]
+    fn keys_of_every_length() {
+        for n in 0..300 {
+            let k = "k".repeat(n);
+            let text = std::format!(
+                r#"{{"{k}":1,"p":{{"{k}":2,"name":3,"p":{{"{k}":4,"k":5}}}},"id":6}}"#
+            );
+            let input = text.as_bytes();
+            let mut o = Outline::new(&KEYS);
+            validate_outlined(input, &Limits::DEFAULT, &mut o).unwrap();
+            let raw = |v: Option<Value<'_>>| v.map(|v| v.raw().to_vec());
+            let top_empty = (n == 0).then(|| b"1".to_vec());
+            assert_eq!(raw(o.top(input, 0)), Some(b"6".to_vec()), "id, {n}");
+            assert_eq!(raw(o.top(input, 3)), top_empty, "\"\", {n}");
+            assert_eq!(raw(o.inner(input, 0)), Some(b"3".to_vec()), "name, {n}");
+            let inner_k = if n == 1 { b"2".to_vec() } else { b"5".to_vec() };
+            assert_eq!(
+                raw(o.inner(input, 1)),
+                (n == 1).then_some(inner_k),
+                "k, {n}"
+            );
+            let deep_k = if n == 1 { b"4".to_vec() } else { b"5".to_vec() };
+            assert_eq!(raw(o.deep(input, 0)), Some(deep_k), "deep k, {n}");
+            assert_eq!(o.repeated_top(), 0, "{n}");
+        }
     }
 
     #[test]
