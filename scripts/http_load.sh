@@ -3,7 +3,7 @@
 # by side with a canned-answer hyper server on the same stack
 # (examples/http_canned.rs: reads the body, answers the same bytes).
 #
-#   scripts/http_load.sh                 # 10 s each, 64 connections, 2 wrk threads, 2 rounds
+#   scripts/http_load.sh                 # 4 s each, 64 connections, 2 wrk threads, 5 rounds
 #   DURATION=20 CONNECTIONS=256 ROUNDS=3 scripts/http_load.sh
 #
 # Each request is an initialize-free 2026-07-28 `tools/call` (get_author
@@ -12,16 +12,19 @@
 # bookshop, then against the canned server (one at a time: they share the
 # machine's two cores with wrk); for each it prints wrk's requests/s and
 # latency percentiles and the server's peak RSS (VmHWM), and for each
-# round the bookshop's requests/s over the canned server's. Wall-clock
-# ratios on a shared VM move with its neighbours: compare within a round.
+# round the bookshop's requests/s over the canned server's, then the
+# median of the rounds' ratios. Wall-clock ratios on a shared VM move with
+# its neighbours (one round's ratio moved between 0.61 and 0.98 on the same
+# code): compare within a round, and take the median of several short
+# interleaved rounds over one long one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PORT=${PORT:-8187}
-DURATION=${DURATION:-10}
+DURATION=${DURATION:-4}
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-5}
 [ "$DURATION" -le 20 ] || { echo "DURATION is capped at 20 s" >&2; exit 2; }
 command -v wrk >/dev/null || { apt-get install -y wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y wrk >/dev/null; }; }
 
@@ -79,3 +82,6 @@ for round in $(seq "$ROUNDS"); do
     ratios+=("$ratio")
 done
 echo "http_bookshop / http_canned requests/s by round: ${ratios[*]}"
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ r[NR] = $1 } END {
+    if (NR % 2) print r[(NR + 1) / 2]; else printf "%.2f\n", (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
+echo "http_bookshop / http_canned requests/s, median of $ROUNDS rounds: $median"
