@@ -7,7 +7,7 @@ use super::params::{decodes_to, sentinel, strict_base64};
 use super::response::{EVENT_STREAM, JSON};
 use crate::codec::{Alphabet, Base64Decoder};
 use crate::wire::json::JsonStr;
-use crate::wire::swar::same_ignoring_ascii_case;
+use crate::wire::swar::{case_bits, same_ignoring_ascii_case, two_words, word_at};
 
 /// Request headers, looked up by name, case-insensitively.
 pub trait Headers {
@@ -119,49 +119,34 @@ pub(super) fn trim(value: &str) -> &str {
 }
 
 /// `name` is `lower` (a lowercase ASCII header name) in any ASCII case:
-/// eight bytes at a time (the last eight overlapping the word before;
-/// four and four for a shorter name), the case bit ignored where `lower`
-/// has a letter.
+/// 4 to 16 bytes as two overlapping words (`swar::two_words`), a longer
+/// name eight bytes at a time (the last eight overlapping), the case bit
+/// ignored where `lower` has a letter.
 fn same_name(name: &str, lower: &str) -> bool {
     let (a, b) = (name.as_bytes(), lower.as_bytes());
     let n = a.len();
     if n != b.len() {
         return false;
     }
-    // The `W` bytes at `at` of `x`, read as a little-endian number.
-    fn word<const W: usize>(x: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 8];
-        if let (Some(d), Some(s)) = (w.get_mut(..W), x.get(at..at + W)) {
-            d.copy_from_slice(s);
-        }
-        u64::from_le_bytes(w)
+    let same = |x: u64, y: u64| x | case_bits(y, b'a') == y;
+    if n < 4 {
+        return a
+            .iter()
+            .zip(b)
+            .all(|(&x, &y)| same(u64::from(x), u64::from(y)));
     }
-    let same = |x: u64, y: u64| x | letter_bits(y) == y;
-    if n >= 8 {
+    if n > 16 {
         let mut at = 0;
         while at + 8 <= n {
-            if !same(word::<8>(a, at), word::<8>(b, at)) {
+            if !same(word_at::<8>(a, at), word_at::<8>(b, at)) {
                 return false;
             }
             at += 8;
         }
-        at == n || same(word::<8>(a, n - 8), word::<8>(b, n - 8))
-    } else if n >= 4 {
-        same(word::<4>(a, 0), word::<4>(b, 0)) && same(word::<4>(a, n - 4), word::<4>(b, n - 4))
-    } else {
-        a.iter()
-            .zip(b)
-            .all(|(&x, &y)| same(u64::from(x), u64::from(y)))
+        return at == n || same(word_at::<8>(a, n - 8), word_at::<8>(b, n - 8));
     }
-}
-
-/// `0x20` in each byte of `y` (ASCII) that is a lowercase letter.
-fn letter_bits(y: u64) -> u64 {
-    use crate::wire::swar::ONES_U64 as ONES;
-    // High bit: the byte is at least `a`; and not at least `{`.
-    let from_a = y.wrapping_add(ONES * (0x80 - u64::from(b'a')));
-    let past_z = y.wrapping_add(ONES * (0x80 - u64::from(b'{')));
-    (from_a & !past_z & (ONES * 0x80)) >> 2
+    let (x, y) = (two_words(a), two_words(b));
+    same(x[0], y[0]) && same(x[1], y[1])
 }
 
 /// A header value readable as text: tabs and visible ASCII only (runs of

@@ -143,8 +143,43 @@ pub(crate) fn visible_run(bytes: &[u8]) -> usize {
     )
 }
 
+/// The `W` bytes of `x` at `at` (`W` at most 8) as a little-endian `u64`;
+/// zero where `x` has none. The one reader of the word-at-a-time
+/// comparisons below and of the HTTP header names.
+#[inline(always)]
+pub(crate) fn word_at<const W: usize>(x: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let (Some(d), Some(s)) = (w.get_mut(..W), x.get(at..at + W)) {
+        d.copy_from_slice(s);
+    }
+    u64::from_le_bytes(w)
+}
+
+/// 4 to 16 bytes as two overlapping words: the first 8 and the last 8 (4
+/// and 4 when shorter than 8).
+#[inline(always)]
+pub(crate) fn two_words(x: &[u8]) -> [u64; 2] {
+    let n = x.len();
+    if n >= 8 {
+        [word_at::<8>(x, 0), word_at::<8>(x, n - 8)]
+    } else {
+        [word_at::<4>(x, 0), word_at::<4>(x, n.saturating_sub(4))]
+    }
+}
+
+/// `0x20` in each byte of the ASCII word `w` that is a letter of the case
+/// that starts at `first` (`b'a'` or `b'A'`): the high bit marks a byte at
+/// least `first` and not past its `z` (ASCII: no byte carries into the
+/// next).
+#[inline(always)]
+pub(crate) const fn case_bits(w: u64, first: u8) -> u64 {
+    let from = w.wrapping_add(ONES_U64 * (0x80 - first as u64));
+    let past = w.wrapping_add(ONES_U64 * (0x80 - (first as u64 + 26)));
+    (from & !past & (ONES_U64 * 0x80)) >> 2
+}
+
 /// `a.eq_ignore_ascii_case(b)`, two overlapping words a side for 4 to 16
-/// bytes on 64-bit targets (host names against the allowed ones).
+/// bytes of ASCII on 64-bit targets (host names against the allowed ones).
 #[inline]
 pub(crate) fn same_ignoring_ascii_case(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
@@ -154,42 +189,17 @@ pub(crate) fn same_ignoring_ascii_case(a: &[u8], b: &[u8]) -> bool {
     if cfg!(not(target_pointer_width = "64")) || !(4..=16).contains(&n) {
         return a.eq_ignore_ascii_case(b);
     }
-    // The `W` bytes at `at` of `x`.
-    fn word<const W: usize>(x: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 8];
-        if let (Some(d), Some(s)) = (w.get_mut(..W), x.get(at..at + W)) {
-            d.copy_from_slice(s);
-        }
-        u64::from_le_bytes(w)
-    }
-    // `w` (ASCII: no byte adds a carry into the next below) with its
-    // uppercase letters lowered: the high bit marks a byte at least `A`
-    // and not above `Z`.
-    fn lower(w: u64) -> u64 {
-        let from_a = w.wrapping_add(ONES_U64 * (0x80 - u64::from(b'A')));
-        let past_z = w.wrapping_add(ONES_U64 * (0x80 - u64::from(b'[')));
-        w | ((from_a & !past_z & (ONES_U64 * 0x80)) >> 2)
-    }
-    let (wa, wb) = if n >= 8 {
-        (
-            [word::<8>(a, 0), word::<8>(a, n - 8)],
-            [word::<8>(b, 0), word::<8>(b, n - 8)],
-        )
-    } else {
-        (
-            [word::<4>(a, 0), word::<4>(a, n - 4)],
-            [word::<4>(b, 0), word::<4>(b, n - 4)],
-        )
-    };
+    let (wa, wb) = (two_words(a), two_words(b));
     if (wa[0] | wa[1] | wb[0] | wb[1]) & (ONES_U64 * 0x80) != 0 {
         // Not ASCII: the byte loop decides.
         return a.eq_ignore_ascii_case(b);
     }
+    let lower = |w: u64| w | case_bits(w, b'A');
     lower(wa[0]) == lower(wb[0]) && lower(wa[1]) == lower(wb[1])
 }
 
 /// `a == b`, without a `memcmp` call for up to 16 bytes on 64-bit
-/// targets: two overlapping loads a side (the names and values the hot
+/// targets: two overlapping words a side (the names and values the hot
 /// path compares are short, where the call is most of the cost).
 #[inline]
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
@@ -203,15 +213,7 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if n < 4 {
         return a.iter().zip(b).all(|(x, y)| x == y);
     }
-    // The `W` bytes at `at` of `x` (in bounds: `W <= n`).
-    fn word<const W: usize>(x: &[u8], at: usize) -> Option<[u8; W]> {
-        x.get(at..)?.first_chunk::<W>().copied()
-    }
-    if n >= 8 {
-        word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8)
-    } else {
-        word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4)
-    }
+    two_words(a) == two_words(b)
 }
 
 #[cfg(test)]
