@@ -55,7 +55,7 @@ impl<'a> JsonStr<'a> {
     /// path); `None` if decoding is needed.
     #[must_use]
     pub fn as_plain(&self) -> Option<&'a str> {
-        if has_backslash(self.raw) {
+        if self.has_escape() {
             return None;
         }
         core::str::from_utf8(self.raw).ok()
@@ -75,7 +75,7 @@ impl<'a> JsonStr<'a> {
     #[inline]
     pub(crate) fn position_in(&self, keys: &[&str]) -> Option<usize> {
         let mut at = keys.iter().position(|k| self.raw == k.as_bytes());
-        if at.is_none() && has_backslash(self.raw) {
+        if at.is_none() && self.has_escape() {
             at = keys.iter().position(|k| self.eq_str(k));
         }
         at
@@ -114,14 +114,13 @@ impl<'a> JsonStr<'a> {
     /// [`Self::eq_str`] when the raw text is longer than `s`.
     #[inline(never)]
     fn eq_str_escaped(&self, s: &str) -> bool {
-        has_backslash(self.raw)
-            && matches!(self.strip_decoded_prefix(s.as_bytes()), Some((true, true)))
+        self.has_escape() && matches!(self.strip_decoded_prefix(s.as_bytes()), Some((true, true)))
     }
 
     /// Decoded content starts with `prefix`.
     #[must_use]
     pub fn starts_with(&self, prefix: &str) -> bool {
-        if !has_backslash(self.raw) {
+        if !self.has_escape() {
             return self.raw.starts_with(prefix.as_bytes());
         }
         matches!(
@@ -158,7 +157,7 @@ impl<'a> JsonStr<'a> {
     /// Decoded length in UTF-8 bytes.
     #[must_use]
     pub fn decoded_len(&self) -> usize {
-        if !has_backslash(self.raw) {
+        if !self.has_escape() {
             return self.raw.len();
         }
         self.chars().map(char::len_utf8).sum()
