@@ -14,7 +14,7 @@
 # latency percentiles and the server's peak RSS (VmHWM), and for each
 # round the bookshop's requests/s over the canned server's, then the
 # median of the rounds' ratios. Wall-clock ratios on a shared VM move with
-# its neighbours (one round's ratio moved between 0.61 and 0.98 on the same
+# its neighbours (one round's ratio moved between 0.61 and 1.05 on the same
 # code): compare within a round, and take the median of several short
 # interleaved rounds over one long one.
 set -euo pipefail
