@@ -28,6 +28,7 @@ PORT=${PORT:-8193}
 keep=${1:-}
 cargo build -q --release --example http_bookshop --example http_canned --example http_mapping
 dir=${CARGO_TARGET_DIR:-target}/release/examples
+source scripts/lib/callgrind.sh
 tmp=$(mktemp -d)
 server=
 cleanup() {
@@ -76,7 +77,7 @@ run() {
     kill -TERM "$server"
     wait "$server" 2>/dev/null || true
     server=
-    grep -o 'Collected : [0-9]*' "$tmp/vg" | awk '{print $3}'
+    callgrind_total "$tmp/vg"
 }
 
 # Inclusive cost per function, (N run - baseline run) / divisor ($3, or N),
@@ -108,7 +109,7 @@ mapping() {
     for n in 0 "$N"; do
         valgrind --tool=callgrind --callgrind-out-file="$tmp/mapping.$1.$n.out" \
             "$dir/http_mapping" "$1" --hits "$n" > /dev/null 2> "$tmp/vg"
-        total+=("$(grep -o 'Collected : [0-9]*' "$tmp/vg" | awk '{print $3}')")
+        total+=("$(callgrind_total "$tmp/vg")")
     done
     echo $(((total[1] - total[0]) / N))
 }

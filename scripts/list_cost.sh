@@ -17,6 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v valgrind >/dev/null || { echo "list_cost: needs valgrind" >&2; exit 1; }
 cargo build -q --release -p bookshop
 bin=${CARGO_TARGET_DIR:-target}/release/bookshop
+source scripts/lib/callgrind.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 keep=${1:-}
@@ -43,7 +44,7 @@ for name, req in reqs.items():
 PY
 collected() { # input file, callgrind output file
     valgrind --tool=callgrind --callgrind-out-file="$2" "$bin" < "$1" > /dev/null 2> "$2.err"
-    grep -o 'Collected : [0-9]*' "$2.err" | awk '{print $3}'
+    callgrind_total "$2.err"
 }
 empty=$(collected "$tmp/empty.in" "$tmp/empty.out")
 for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call}; do

@@ -17,9 +17,10 @@ command -v valgrind >/dev/null || { echo "registry_scale: needs valgrind" >&2; e
 hits=${1:-2000}
 cargo build -q --release --example registry_scale
 bin=${CARGO_TARGET_DIR:-target}/release/examples/registry_scale
+source scripts/lib/callgrind.sh
 count() {
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$@" 2>&1 >/dev/null |
-        grep -o 'Collected : [0-9]*' | awk '{print $3}'
+        callgrind_total
 }
 printf '%-7s %-6s %-14s %s\n' tools names lookup "instructions per hit"
 for names in short long; do

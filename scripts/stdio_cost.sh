@@ -22,6 +22,7 @@ command -v valgrind >/dev/null || { echo "stdio_cost: needs valgrind" >&2; exit 
 cargo build -q --release -p bookshop
 cargo build -q --release --example throughput
 dir=${CARGO_TARGET_DIR:-target}/release
+source scripts/lib/callgrind.sh
 n=${STDIO_COST_N:-20000}
 runs=${STDIO_COST_RUNS:-5}
 load_n=${STDIO_COST_LOAD_N:-200000}
@@ -36,8 +37,8 @@ count() { # name, command...
     valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.out" "$@" < "$tmp/mix.in" > "$tmp/$name.answers" 2> "$tmp/$name.err"
     valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.empty.out" "$@" < "$tmp/empty.in" > /dev/null 2> "$tmp/$name.empty.err"
     local total empty
-    total=$(grep -o 'Collected : [0-9]*' "$tmp/$name.err" | awk '{print $3}')
-    empty=$(grep -o 'Collected : [0-9]*' "$tmp/$name.empty.err" | awk '{print $3}')
+    total=$(callgrind_total "$tmp/$name.err")
+    empty=$(callgrind_total "$tmp/$name.empty.err")
     printf '%-9s %8d instructions per request (whole process, %d pipelined requests after initialize: %d, none: %d)\n' \
         "$name" $(((total - empty) / n)) "$n" "$total" "$empty"
     if [ -n "$keep" ]; then mkdir -p "$keep"; cp "$tmp/$name.out" "$keep/$name.out"; fi
