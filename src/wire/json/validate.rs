@@ -126,6 +126,9 @@ fn validate_counting(
     run_validate::<true>(input, limits, Some(&mut counts), outline)
 }
 
+/// The validation loop. `COUNTING`: whether this copy has the item
+/// counting in it (it counts when given `counts`); 64-bit targets build a
+/// copy without it for the default, unlimited items.
 fn run_validate<const COUNTING: bool>(
     input: &[u8],
     limits: &Limits,
