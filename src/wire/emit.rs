@@ -67,8 +67,15 @@ pub struct Writer<'b> {
     /// Writable end: bytes from here to the buffer's end hold stashed
     /// notifications (see [`Writer::stash`]).
     limit: usize,
-    /// Bytes kept free below `limit` (room for a list's closing suffix).
-    reserve: usize,
+    /// Bytes kept free below `limit` (room for a list's closing suffix; a
+    /// few bytes, so 32 bits: with `end` the writer stays 48 bytes on
+    /// 64-bit targets, and a handler's `Reply` moves without a `memcpy`
+    /// call, `tool::tests`).
+    reserve: u32,
+    /// Where writes must end: `limit - reserve`, or 0 once overflowed. The
+    /// one bound [`Self::room`] checks (kept by [`Self::bound`] whenever
+    /// `limit`, `reserve` or `overflow` change).
+    end: usize,
     overflow: bool,
     string_mode: bool,
 }
@@ -82,6 +89,7 @@ impl<'b> Writer<'b> {
             len: 0,
             limit,
             reserve: 0,
+            end: limit,
             overflow: false,
             string_mode: false,
         }
@@ -121,12 +129,31 @@ impl<'b> Writer<'b> {
             self.len = len;
         }
         self.overflow = false;
+        self.bound();
+    }
+
+    /// Set [`Self::end`] from `limit`, `reserve` and `overflow` (one
+    /// shared copy on small targets, for flash).
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    fn bound(&mut self) {
+        self.end = match self.overflow {
+            true => 0,
+            false => self.limit.saturating_sub(self.reserve as usize),
+        };
+    }
+
+    /// Something did not fit: nothing more is written.
+    #[inline]
+    fn fail(&mut self) {
+        self.overflow = true;
+        self.end = 0;
     }
 
     /// Mark the writer as overflowed (used when a caller decides output would
     /// exceed a budget).
     pub fn set_overflow(&mut self) {
-        self.overflow = true;
+        self.fail();
     }
 
     /// Consume the writer: the number of bytes written, or [`EncodeError`] if
@@ -149,20 +176,19 @@ impl<'b> Writer<'b> {
     fn put(&mut self, bytes: &[u8]) {
         match self.room(bytes.len()) {
             Some(dst) => copy_short(dst, bytes),
-            None => self.overflow = true,
+            None => self.fail(),
         }
     }
 
     /// The next `n` bytes of the buffer, counted as written; `None`,
     /// changing nothing, once overflowed or when they do not fit below the
-    /// limit and the reserve. The one bounds check of every write.
+    /// limit and the reserve. The one bounds check of every write: against
+    /// [`Self::end`], which is 0 once overflowed (`n == 0` may then be
+    /// granted: no byte).
     #[inline]
     fn room(&mut self, n: usize) -> Option<&mut [u8]> {
-        if self.overflow {
-            return None;
-        }
         let end = self.len.checked_add(n)?;
-        if end > self.limit.saturating_sub(self.reserve) {
+        if end > self.end {
             return None;
         }
         let dst = self.buf.get_mut(self.len..end)?;
@@ -260,7 +286,7 @@ impl<'b> Writer<'b> {
                     copy_short(inner, bytes);
                     *close = b'"';
                 }
-                _ => self.overflow = true,
+                _ => self.fail(),
             }
             return;
         }
@@ -355,7 +381,9 @@ impl<'b> Writer<'b> {
     /// as JSON string content (used to repeat a JSON value as text).
     pub fn copy_escaped_from(&mut self, start: usize, end: usize) {
         if self.overflow || start > end || end > self.len {
-            self.overflow |= start > end || end > self.len;
+            if start > end || end > self.len {
+                self.fail();
+            }
             return;
         }
         // Escape byte by byte from the earlier region into the tail. The source
@@ -371,18 +399,20 @@ impl<'b> Writer<'b> {
     /// Append a copy of the bytes at `start..end` of what was already written.
     pub fn copy_from(&mut self, start: usize, end: usize) {
         if self.overflow || start > end || end > self.len {
-            self.overflow |= start > end || end > self.len;
+            if start > end || end > self.len {
+                self.fail();
+            }
             return;
         }
         let n = end - start;
         let new_len = self.len.saturating_add(n);
-        if new_len > self.limit.saturating_sub(self.reserve) {
-            self.overflow = true;
+        if new_len > self.end {
+            self.fail();
             return;
         }
         // The source lies before the tail, so the two never overlap.
         let Some((head, tail)) = self.buf.split_at_mut_checked(self.len) else {
-            self.overflow = true;
+            self.fail();
             return;
         };
         match (head.get(start..end), tail.get_mut(..n)) {
@@ -390,7 +420,7 @@ impl<'b> Writer<'b> {
                 dst.copy_from_slice(src);
                 self.len = new_len;
             }
-            _ => self.overflow = true,
+            _ => self.fail(),
         }
     }
 
@@ -411,6 +441,7 @@ impl<'b> Writer<'b> {
             len: self.len,
             limit: self.limit,
             reserve: self.reserve,
+            end: self.end,
             overflow: self.overflow,
             string_mode: self.string_mode,
         }
@@ -422,23 +453,27 @@ impl<'b> Writer<'b> {
         self.limit = limit.min(self.buf.len());
         self.len = len.min(self.limit);
         self.overflow = overflow;
+        self.bound();
     }
 
     /// Keep `n` bytes free at the end (0 to release them).
     pub(crate) fn set_reserve(&mut self, n: usize) {
-        self.reserve = n;
+        // A few bytes in practice; past `u32::MAX` (never asked for) it
+        // is clamped. Converted back losslessly: it came from a `usize`.
+        self.reserve = u32::try_from(n).unwrap_or(u32::MAX);
+        self.bound();
     }
 
     /// The bytes currently kept free at the end.
     /// Bytes that can still be written (below the limit and the reserve).
     pub(crate) fn free(&self) -> usize {
         self.limit
-            .saturating_sub(self.reserve)
+            .saturating_sub(self.reserve as usize)
             .saturating_sub(self.len)
     }
 
     pub(crate) fn reserved(&self) -> usize {
-        self.reserve
+        self.reserve as usize
     }
 
     /// The current position, limit and overflow flag.
@@ -470,12 +505,14 @@ impl<'b> Writer<'b> {
             tail.rotate_left(n);
         }
         self.limit -= n;
+        self.bound();
         true
     }
 
     /// Forget the stashed bytes (to make room for an answer that must go out).
     pub(crate) fn drop_stash(&mut self) {
         self.limit = self.buf.len();
+        self.bound();
     }
 
     /// Whether notifications are stashed (at the buffer's end), to go in
@@ -504,6 +541,7 @@ impl<'b> Writer<'b> {
             }
             self.len = total;
             self.limit = cap;
+            self.bound();
         }
         total
     }
@@ -644,10 +682,13 @@ impl<'w, 'b> ValueWriter<'w, 'b> {
             self.w.set_string_mode(was);
             return;
         }
-        let rest = self.w.buf.get_mut(self.w.len..).unwrap_or(&mut []);
+        // Below the limit and the reserve, as every write (the stash and
+        // a list's suffix lie above them).
+        let (len, end) = (self.w.len, self.w.end);
+        let rest = self.w.buf.get_mut(len..end).unwrap_or(&mut []);
         match serde_json_core::to_slice(value, rest) {
             Ok(n) => self.w.len += n,
-            Err(_) => self.w.overflow = true,
+            Err(_) => self.w.fail(),
         }
     }
 }
@@ -928,6 +969,69 @@ mod tests {
                     "cap {cap}"
                 );
             }
+        }
+    }
+
+    /// `serialize` writes below the stash and the reserve, as every other
+    /// write: a value that only fits over them is an overflow, and the
+    /// stashed bytes are kept. (Before, serde-json-core was given the
+    /// whole rest of the buffer and could write over the stash.)
+    #[test]
+    fn serialize_stays_below_the_stash_and_the_reserve() {
+        let value = ("abcdefgh", 12345u32); // ["abcdefgh",12345]: 18 bytes
+        for cap in 18..40 {
+            for stash in [0usize, 3, 7] {
+                for reserve in [0usize, 2] {
+                    let mut buf = std::vec![0u8; cap];
+                    let mut w = Writer::new(&mut buf);
+                    if stash > 0 {
+                        let free = w.free_mut();
+                        free[..stash].fill(b'N');
+                        assert!(w.stash(stash));
+                    }
+                    w.set_reserve(reserve);
+                    w.value().serialize(&value);
+                    let fits = 18 + stash + reserve <= cap;
+                    assert_eq!(
+                        !w.is_overflowed(),
+                        fits,
+                        "cap {cap} stash {stash} {reserve}"
+                    );
+                    w.set_reserve(0);
+                    let n = w.finish_with_stash();
+                    if fits {
+                        let expect = std::format!("{}[\"abcdefgh\",12345]", "N".repeat(stash));
+                        assert_eq!(std::str::from_utf8(&buf[..n]).unwrap(), expect);
+                    } else {
+                        assert_eq!(n, 0);
+                        assert!(buf[cap - stash..].iter().all(|&b| b == b'N'));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every write stops at the reserve, and an overflow stops every later
+    /// write until `truncate`, whatever the reserve and the stash.
+    #[test]
+    fn writes_end_at_the_reserve_and_after_an_overflow() {
+        for reserve in 0..4 {
+            let mut buf = [0u8; 8];
+            let mut w = Writer::new(&mut buf);
+            w.set_reserve(reserve);
+            w.raw(&b"12345678"[..8 - reserve]);
+            assert!(!w.is_overflowed(), "reserve {reserve}");
+            w.raw(b"");
+            assert!(!w.is_overflowed());
+            w.raw(b"x");
+            assert!(w.is_overflowed());
+            w.set_reserve(0); // room again, but the overflow sticks
+            w.raw(b"");
+            w.string("y");
+            assert_eq!(w.len(), 8 - reserve);
+            w.truncate(1);
+            w.string("y");
+            assert_eq!(w.as_bytes(), b"1\"y\"");
         }
     }
 
