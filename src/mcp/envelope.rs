@@ -85,14 +85,14 @@ impl<'a> MetaKeys<'a> {
         if meta.is_none() {
             return MetaKeys::default();
         }
-        let [version, caps, progress, level] =
-            [VERSION, CAPS, PROGRESS, LEVEL].map(|i| outline.deep(frame, i));
+        // One call each, not `[..].map` (not always inlined: see
+        // `http::body`).
         MetaKeys {
             meta,
-            version,
-            caps,
-            level,
-            progress,
+            version: outline.deep(frame, VERSION),
+            caps: outline.deep(frame, CAPS),
+            level: outline.deep(frame, LEVEL),
+            progress: outline.deep(frame, PROGRESS),
         }
     }
 

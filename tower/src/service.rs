@@ -261,11 +261,26 @@ fn random_id(bytes: &mut [u8; 16]) {
     crate::os_random(bytes);
 }
 
+/// A worker thread's buffers for the core.
+struct Buffers {
+    /// The answer ([`Config::max_response`] bytes).
+    out: Vec<u8>,
+    /// The request body, which the core reads and unescapes in place: it
+    /// grows to the largest body the thread has served (at most
+    /// [`Config::max_body`]) and is kept, so a request's body is copied
+    /// into it rather than into a new allocation (hyper's chunk is shared:
+    /// it cannot be taken as it is; about 200 instructions a request,
+    /// `scripts/http_cost.sh`).
+    input: Vec<u8>,
+}
+
 thread_local! {
-    /// One output buffer per worker thread: the core's part of a request
-    /// never awaits, so a request borrows it from start to end of that
+    /// One set of buffers per worker thread: the core's part of a request
+    /// never awaits, so a request borrows them from start to end of that
     /// synchronous call.
-    static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static BUFFERS: RefCell<Buffers> = const {
+        RefCell::new(Buffers { out: Vec::new(), input: Vec::new() })
+    };
 }
 
 /// A response body: what the core wrote, then, for a held stream, whatever
@@ -427,38 +442,50 @@ impl BodyError {
 }
 
 /// A request body's bytes, at most `max` of them (trailers are ignored).
-/// One data chunk (most bodies: they came with the head) becomes the
-/// core's buffer without a copy when no one else holds it; later chunks
-/// are appended. (What `Limited` and `collect` do, without their queue of
-/// chunks: about 600 instructions less a request, `scripts/http_cost.sh`.)
-async fn read_body<B>(body: B, max: usize) -> Result<Vec<u8>, BodyError>
+/// One data chunk (most bodies: they came with the head) is kept as it is
+/// (hyper's `Bytes`: no copy); a second one and later ones are appended to
+/// a copy of the first. (What `Limited` and `collect` do, without their
+/// queue of chunks: about 600 instructions less a request,
+/// `scripts/http_cost.sh`.)
+async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
 where
     B: http_body::Body,
 {
     use bytes::Buf;
     let mut body = std::pin::pin!(body);
-    let mut all: Vec<u8> = Vec::new();
+    // The one chunk so far, or (once `more` is not empty) nothing more.
+    let mut first = Bytes::new();
+    let mut more: Vec<u8> = Vec::new();
     while let Some(frame) = body.frame().await {
         let Ok(mut data) = frame.map_err(|_| BodyError::Unreadable)?.into_data() else {
             continue;
         };
         let n = data.remaining();
-        if n > max.saturating_sub(all.len()) {
+        let held = first.len() + more.len();
+        if n > max.saturating_sub(held) {
             return Err(BodyError::TooLarge);
         }
-        if all.is_empty() {
-            all = Vec::from(data.copy_to_bytes(n));
-        } else {
-            all.reserve(n);
-            while data.has_remaining() {
-                let chunk = data.chunk();
-                all.extend_from_slice(chunk);
-                let k = chunk.len();
-                data.advance(k);
-            }
+        if held == 0 {
+            first = data.copy_to_bytes(n);
+            continue;
+        }
+        if more.is_empty() {
+            more.reserve(first.len() + n);
+            more.extend_from_slice(&first);
+            first = Bytes::new();
+        }
+        while data.has_remaining() {
+            let chunk = data.chunk();
+            more.extend_from_slice(chunk);
+            let k = chunk.len();
+            data.advance(k);
         }
     }
-    Ok(all)
+    Ok(if more.is_empty() {
+        first
+    } else {
+        Bytes::from(more)
+    })
 }
 
 /// One MCP Streamable HTTP endpoint (both protocol eras) as a
@@ -835,12 +862,17 @@ impl<S: Sync + 'static> McpService<S> {
         let inner = &*self.inner;
         let config = &inner.config;
         let (parts, body) = req.into_parts();
-        // A declared length over the cap is refused before a byte is read.
-        let declared = parts
-            .headers
-            .get(http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
+        // A declared length over the cap is refused before a byte is read:
+        // the body's exact size when it knows it (hyper's does, from
+        // `Content-Length`: no header lookup, about 100 instructions a
+        // request), else the header.
+        let declared = body.size_hint().exact().or_else(|| {
+            parts
+                .headers
+                .get(http::header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        });
         if declared.is_some_and(|n| n > config.max_body as u64) {
             return Ok(BodyError::TooLarge.response());
         }
@@ -853,7 +885,7 @@ impl<S: Sync + 'static> McpService<S> {
             // Boxed, as the timer is only armed for a body still on its way.
             Poll::Pending => Box::pin(tokio::time::timeout(config.body_timeout, read)).await,
         };
-        let mut body = match collected {
+        let body = match collected {
             Ok(Ok(body)) => body,
             Ok(Err(refused)) => return Ok(refused.response()),
             Err(_) => return Ok(BodyError::TimedOut.response()),
@@ -881,13 +913,15 @@ impl<S: Sync + 'static> McpService<S> {
             _ => None,
         };
         let headers = HeaderView(&parts.headers);
-        let begun = OUT.with(|out| -> Result<Response<McpBody>, Box<CallJob>> {
-            let mut out = out.borrow_mut();
+        let begun = BUFFERS.with(|buffers| -> Result<Response<McpBody>, Box<CallJob>> {
+            let Buffers { out, input } = &mut *buffers.borrow_mut();
             if out.len() != config.max_response {
                 out.resize(config.max_response, 0);
             }
+            input.clear();
+            input.extend_from_slice(&body);
             let mut request =
-                picomcp::http::Request::new(parts.method.as_str(), &headers, &mut body, now);
+                picomcp::http::Request::new(parts.method.as_str(), &headers, input, now);
             if let Some(subject) = config
                 .subject_header
                 .as_ref()
@@ -900,7 +934,7 @@ impl<S: Sync + 'static> McpService<S> {
             // handler awaits.
             let mut sessions = Store(&*inner.sessions);
             let mut waiting = lock(&inner.waiting);
-            inner.expire_waiting(&mut waiting, now, &mut out);
+            inner.expire_waiting(&mut waiting, now, out);
             let mut streams = lock(&inner.streams);
             let begun = if inner.calls.is_some() {
                 inner.http.begin_streams(
@@ -909,7 +943,7 @@ impl<S: Sync + 'static> McpService<S> {
                     &mut **waiting,
                     &mut **streams,
                     request,
-                    &mut out,
+                    out,
                 )
             } else {
                 // Nothing awaits here: the core answers an async
@@ -920,7 +954,7 @@ impl<S: Sync + 'static> McpService<S> {
                     &mut **waiting,
                     &mut **streams,
                     request,
-                    &mut out,
+                    out,
                 ))
             };
             drop((waiting, streams));
@@ -930,7 +964,8 @@ impl<S: Sync + 'static> McpService<S> {
                     // The call's own output buffer, starting with the open answer.
                     let mut own = vec![0u8; config.max_response];
                     own[..call.written()].copy_from_slice(&out[..call.written()]);
-                    return Err(Box::new((call, std::mem::take(&mut body), own)));
+                    // And its own copy of the body (as the core left it).
+                    return Err(Box::new((call, input.clone(), own)));
                 }
             };
             if r.poll_streams {
@@ -938,7 +973,7 @@ impl<S: Sync + 'static> McpService<S> {
             }
             if let Some((start, end)) = r.cancels
                 && let Some(session) = session_of(&parts.headers)
-                && let Some(id) = body.get(start..end)
+                && let Some(id) = input.get(start..end)
                 && let Some((_, cancel)) = lock(&inner.in_flight).remove(&(session, id.to_vec()))
             {
                 let _ = cancel.send(());

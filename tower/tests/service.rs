@@ -570,6 +570,49 @@ fn trickle(chunks: usize, stall: bool) -> Request<Trickle> {
     trickled((0..chunks).map(|_| Bytes::from_static(&[b' '; 100])), stall)
 }
 
+/// A body that says how long it is (as hyper's does, from
+/// `Content-Length`) and never sends a byte.
+struct Declared(u64);
+
+impl http_body::Body for Declared {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Pending
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.0)
+    }
+}
+
+/// The body's own exact size is the declared length when it has one (no
+/// `Content-Length` header here): over the cap it is `413` at once, not a
+/// read that waits for the body timeout; at the cap it is read (and here
+/// times out, as the body never comes).
+#[tokio::test]
+async fn body_of_a_known_size_over_the_cap_is_413_at_once() {
+    let mcp = McpService::builder(&SERVER).config(small_body()).build();
+    let declared = |n| {
+        Request::post("/mcp")
+            .header("Host", "localhost")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(Declared(n))
+            .unwrap()
+    };
+    let start = Instant::now();
+    let (status, _, _) = text(mcp.clone().oneshot(declared(513)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(start.elapsed() < Duration::from_millis(200));
+    let (status, _, _) = text(mcp.oneshot(declared(512)).await.unwrap()).await;
+    assert_eq!(status, StatusCode::REQUEST_TIMEOUT);
+}
+
 #[tokio::test]
 async fn body_growing_past_the_cap_is_413() {
     let mcp = McpService::builder(&SERVER).config(small_body()).build();
