@@ -95,6 +95,22 @@ impl<'a> Message<'a> {
         Message(Repr::Inline(w.finish()))
     }
 
+    /// A message joined from `parts` into the inline buffer (cut as
+    /// [`format`](Self::format) cuts), without `core::fmt`: e.g.
+    /// `Message::concat(&["No book titled '", title, "'"])`. The same text
+    /// as `format_args!` with `{}` of each `&str`, without the formatter
+    /// and its `Display` calls: the bookshop's "No book titled" tool error
+    /// costs about 210 instructions less a request (callgrind, 2,000
+    /// misses against `initialize` alone; the firmware's flash is 120 B
+    /// more, as picomcp's own messages keep `core::fmt` linked).
+    pub fn concat(parts: &[&str]) -> Message<'static> {
+        let mut w = Truncating::<MESSAGE_CAPACITY>::new();
+        for part in parts {
+            w.push(part);
+        }
+        Message(Repr::Inline(w.finish()))
+    }
+
     /// The message text.
     #[inline(never)]
     pub fn as_str(&self) -> &str {
@@ -145,10 +161,11 @@ impl<const N: usize> Truncating<N> {
     }
 }
 
-impl<const N: usize> fmt::Write for Truncating<N> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
+impl<const N: usize> Truncating<N> {
+    /// Append what fits of `s` (cut at a character boundary).
+    fn push(&mut self, s: &str) {
         if self.cut || self.buf.push_str(s).is_ok() {
-            return Ok(());
+            return;
         }
         // The longest prefix that fits, cut at a character boundary.
         let mut end = N.saturating_sub(self.buf.len()).min(s.len());
@@ -157,6 +174,12 @@ impl<const N: usize> fmt::Write for Truncating<N> {
         }
         let _ = self.buf.push_str(s.get(..end).unwrap_or_default());
         self.cut = true;
+    }
+}
+
+impl<const N: usize> fmt::Write for Truncating<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push(s);
         Ok(())
     }
 }
@@ -216,6 +239,12 @@ impl<'a> ProtocolError<'a> {
             message: Message::format(args),
             data: None,
         }
+    }
+
+    /// An error whose message is joined from `parts` ([`Message::concat`]:
+    /// no `core::fmt`).
+    pub fn concat(code: ErrorCode, parts: &[&str]) -> ProtocolError<'static> {
+        ProtocolError::with_message(code, Message::concat(parts))
     }
 
     /// An error with a ready-made [`Message`].
@@ -310,6 +339,15 @@ impl<'a> ToolError<'a> {
         }
     }
 
+    /// A tool error joined from `parts` ([`Message::concat`]: no
+    /// `core::fmt`), e.g.
+    /// `ToolError::concat(&["No book titled '", title, "' in the catalog."])`.
+    pub fn concat(parts: &[&str]) -> ToolError<'static> {
+        ToolError {
+            message: Message::concat(parts),
+        }
+    }
+
     /// The message shown to the model (without the `Error executing tool` prefix).
     pub fn message(&self) -> &str {
         self.message.as_str()
@@ -337,6 +375,14 @@ impl<'a> ResourceNotFound<'a> {
     pub fn format(args: fmt::Arguments<'_>) -> ResourceNotFound<'static> {
         ResourceNotFound {
             message: Message::format(args),
+        }
+    }
+
+    /// With a message joined from `parts` ([`Message::concat`]: no
+    /// `core::fmt`).
+    pub fn concat(parts: &[&str]) -> ResourceNotFound<'static> {
+        ResourceNotFound {
+            message: Message::concat(parts),
         }
     }
 
@@ -385,6 +431,34 @@ mod tests {
         let m = Message::format(format_args!("{long}"));
         assert!(m.as_str().len() <= MESSAGE_CAPACITY);
         assert!(m.as_str().ends_with("..."));
+    }
+
+    /// `concat` is `format` of the parts' `{}`, to the byte, cut included:
+    /// parts of every length around the capacity, with multi-byte
+    /// characters at the cut.
+    #[test]
+    fn concat_is_format_of_the_parts() {
+        let pieces = ["", "a", "é", "No book titled '", "€uro", "'", "x"];
+        for n in 0..=MESSAGE_CAPACITY + 4 {
+            let fill = "z".repeat(n);
+            for a in pieces {
+                for b in pieces {
+                    let parts = [a, fill.as_str(), b, "é€"];
+                    let by_format = Message::format(format_args!(
+                        "{}{}{}{}",
+                        parts[0], parts[1], parts[2], parts[3]
+                    ));
+                    assert_eq!(Message::concat(&parts), by_format, "{parts:?}");
+                }
+            }
+        }
+        assert_eq!(Message::concat(&[]).as_str(), "");
+        let e = ToolError::concat(&["No book titled '", "Dune", "' in the catalog."]);
+        assert_eq!(e.message(), "No book titled 'Dune' in the catalog.");
+        assert_eq!(
+            ResourceNotFound::concat(&["a", "b"]).message(),
+            ProtocolError::concat(INVALID_PARAMS, &["a", "b"]).message()
+        );
     }
 
     #[test]

@@ -588,6 +588,13 @@ impl<'w, 'b> TextWriter<'w, 'b> {
     pub(crate) fn new(w: &'w mut Writer<'b>) -> Self {
         Self(w)
     }
+
+    /// Append `s` to the text (escaped as it is written), without
+    /// `core::fmt`: `w.str(title).str(" by ").str(author)`.
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.0.str_content(s);
+        self
+    }
 }
 
 impl fmt::Write for TextWriter<'_, '_> {
