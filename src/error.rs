@@ -150,11 +150,14 @@ impl<const N: usize> Truncating<N> {
     pub(crate) fn finish(mut self) -> heapless::String<N> {
         if self.cut {
             const MARK: &str = "...";
-            while self.buf.len() + MARK.len() > N {
-                if self.buf.pop().is_none() {
-                    break;
-                }
+            // The longest whole-character prefix that leaves room for the
+            // mark (a boundary search rather than popping characters:
+            // less code on small targets).
+            let mut end = N.saturating_sub(MARK.len()).min(self.buf.len());
+            while !self.buf.is_char_boundary(end) {
+                end -= 1;
             }
+            self.buf.truncate(end);
             let _ = self.buf.push_str(MARK);
         }
         self.buf
