@@ -35,6 +35,31 @@ const DOMAIN: &[u8] = b"picomcp request state v1\0";
 /// MAC input of the other, so neither is taken for the other.
 const DOMAIN_BOUND: &[u8] = b"picomcp request state v1 bound\0";
 
+/// The time (seconds) a state is sealed or opened at, and its time to
+/// live.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Expiry {
+    /// The caller's clock, read only when a state is sealed or opened:
+    /// most requests do neither, and do not ask it the time (a
+    /// `SystemTime::now` on a host, about 100 instructions a 2026-07-28
+    /// call, `scripts/http_cost.sh`).
+    Clock(fn() -> u64, u64),
+    /// A time given (tests).
+    #[cfg(test)]
+    At(u64, u64),
+}
+
+impl Expiry {
+    /// Now, and the time to live.
+    fn now_and_ttl(self) -> (u64, u64) {
+        match self {
+            Expiry::Clock(clock, ttl) => (clock(), ttl),
+            #[cfg(test)]
+            Expiry::At(now, ttl) => (now, ttl),
+        }
+    }
+}
+
 /// What a sealed state is bound to.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Binding<'k> {
@@ -42,9 +67,9 @@ pub(crate) struct Binding<'k> {
     pub(crate) method: &'static str,
     pub(crate) name: [&'k [u8]; 1],
     pub(crate) args: ArgsDigest,
-    /// The caller's clock now and the time to live (seconds), when states
-    /// expire.
-    pub(crate) expiry: Option<(u64, u64)>,
+    /// When states expire: the time to live (seconds) and how to tell
+    /// the time.
+    pub(crate) expiry: Option<Expiry>,
     /// The digest of the subject the request was authenticated as
     /// ([`crate::server::Subject`]), when the caller said.
     pub(crate) subject: Option<[u8; 32]>,
@@ -215,7 +240,7 @@ pub(crate) fn open<'f>(binding: &Binding<'_>, raw: &'f mut [u8]) -> Option<&'f [
     state_mac(binding, issued, payload)?
         .verify_truncated_left(tag)
         .ok()?;
-    if let Some((now, ttl)) = binding.expiry {
+    if let Some((now, ttl)) = binding.expiry.map(Expiry::now_and_ttl) {
         // Expiring states: one without an issue time is not ours to take.
         let at = u64::from_be_bytes(issued?);
         if now.saturating_sub(at) > ttl || at.saturating_sub(now) > ttl {
@@ -226,7 +251,7 @@ pub(crate) fn open<'f>(binding: &Binding<'_>, raw: &'f mut [u8]) -> Option<&'f [
 }
 
 pub(crate) fn seal(w: &mut Writer<'_>, binding: &Binding<'_>, payload: &[u8]) -> bool {
-    let issued = binding.expiry.map(|(now, _)| now.to_be_bytes());
+    let issued = binding.expiry.map(|e| e.now_and_ttl().0.to_be_bytes());
     let Some(m) = state_mac(binding, issued, payload) else {
         return false;
     };
@@ -370,7 +395,7 @@ mod tests {
         assert_eq!(open(&plain, &mut unbound.clone()), Some(&b"confirm"[..]));
         // Timed and bound: both hold.
         let timed = |now, s: &[u8]| Binding {
-            expiry: Some((now, 300)),
+            expiry: Some(Expiry::At(now, 300)),
             ..of(s)
         };
         let t = sealed(&timed(1_000, b"alice"), b"confirm");
@@ -385,7 +410,7 @@ mod tests {
     #[test]
     fn expiring_states() {
         let at = |now| Binding {
-            expiry: Some((now, 300)),
+            expiry: Some(Expiry::At(now, 300)),
             ..binding(b"k", b"reserve", br#"{"title":"Dune"}"#)
         };
         let s = sealed(&at(1_000), b"confirm");

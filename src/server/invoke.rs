@@ -74,7 +74,7 @@ pub(crate) struct Deferred {
 /// What a sealed state of a deferred read is bound to, besides the key,
 /// method and subject: the arguments' digest and the expiry.
 #[cfg(feature = "async-handlers")]
-pub(super) type BindingParts = (crate::seal::ArgsDigest, Option<(u64, u64)>);
+pub(super) type BindingParts = (crate::seal::ArgsDigest, Option<crate::seal::Expiry>);
 
 /// Which handler a deferred call runs, and the spans of the frame it reads.
 #[cfg(feature = "async-handlers")]
@@ -334,7 +334,9 @@ impl<'s, S> Server<'s, S> {
             method,
             name: [name],
             args: crate::seal::ArgsDigest::of(args),
-            expiry: self.state_ttl.map(|(ttl, clock)| (clock(), ttl)),
+            expiry: self
+                .state_ttl
+                .map(|(ttl, clock)| crate::seal::Expiry::Clock(clock, ttl)),
             subject: info.subject.map(|s| s.0),
         });
         let found = |r: &Option<Span>| r.and_then(|r| r.get(frame)).map(Value::trusted);
