@@ -18,6 +18,7 @@ use crate::schema::derived::Spans;
 use crate::tool::{Arguments, Reply, ReplyState, Tool, ToolFailure, ToolOutcome};
 use crate::wire::emit::Decimal;
 use crate::wire::json::{self, JsonStr, Kind, Limits, Value};
+use crate::wire::swar::same_bytes;
 
 /// The lead of a handler's tool error (`Error executing tool NAME: …`).
 const EXECUTING: &str = "Error executing tool ";
@@ -33,12 +34,11 @@ impl<S> Server<'_, S> {
         version: ProtocolVersion,
     ) -> Option<&Tool<S>> {
         let tools = self.tools;
-        // The index holds names as bytes: a name without an escape is its
-        // own bytes (validated text; no `str` needed).
-        if let Some(index) = self.tool_index
-            && !name.has_escape()
-        {
-            let plain = name.raw();
+        // A name without an escape is its own bytes (validated text; no
+        // `str` needed): the index holds names as bytes, and the walk
+        // compares bytes (equal bytes are then equal names).
+        let plain = (!name.has_escape()).then(|| name.raw());
+        if let (Some(index), Some(plain)) = (self.tool_index, plain) {
             let names = |i: usize| {
                 tools
                     .get(i)
@@ -56,9 +56,15 @@ impl<S> Server<'_, S> {
                 Err(()) => {}
             }
         }
-        tools
-            .iter()
-            .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version))
+        // (64-bit targets: small ones keep the one walk, for flash.)
+        match plain {
+            Some(plain) if cfg!(target_pointer_width = "64") => tools.iter().find(|t| {
+                same_bytes(plain, t.descriptor.name.as_bytes()) && t.descriptor.offered_to(version)
+            }),
+            _ => tools
+                .iter()
+                .find(|t| name.eq_str(t.descriptor.name) && t.descriptor.offered_to(version)),
+        }
     }
 
     #[inline(never)]
