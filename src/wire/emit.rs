@@ -986,7 +986,12 @@ mod tests {
     #[test]
     fn serialize_stays_below_the_stash_and_the_reserve() {
         let value = ("abcdefgh", 12345u32); // ["abcdefgh",12345]: 18 bytes
-        for cap in 18..40 {
+        let caps: std::vec::Vec<usize> = if cfg!(miri) {
+            std::vec![18, 20, 21, 25, 27, 28]
+        } else {
+            (18..40).collect()
+        };
+        for cap in caps {
             for stash in [0usize, 3, 7] {
                 for reserve in [0usize, 2] {
                     let mut buf = std::vec![0u8; cap];
