@@ -2,7 +2,8 @@
 # Whole-process instruction counts per request of the release stdio
 # bookshop (callgrind): `ping`, the four lists (`tools/list`,
 # `resources/list`, `resources/templates/list`, `prompts/list`: served from
-# the ListCache after the first) and a `tools/call` hit, each as 2,000
+# the ListCache after the first), a `tools/call` hit and a miss (the
+# bookshop's "No book titled" tool error), each as 2,000
 # pipelined requests after `initialize`. Per request is the difference
 # between that run and one with `initialize` alone, divided by 2,000 (as
 # scripts/http_cost.sh does): process start-up and shut-down, the same
@@ -32,6 +33,8 @@ reqs = {
     "resources/templates/list": '{"jsonrpc":"2.0","id":%d,"method":"resources/templates/list"}',
     "prompts/list": '{"jsonrpc":"2.0","id":%d,"method":"prompts/list"}',
     "tools/call": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}',
+    # A miss: the bookshop's "No book titled" tool error (Message::concat).
+    "tools/call-miss": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Nothing"}}}',
 }
 head = init + "\n" + '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 with open(f"{d}/empty.in", "w") as f:
@@ -47,7 +50,7 @@ collected() { # input file, callgrind output file
     callgrind_total "$2.err"
 }
 empty=$(collected "$tmp/empty.in" "$tmp/empty.out")
-for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call}; do
+for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call tools/call-miss}; do
     f=$tmp/${name//\//_}
     total=$(collected "$f.in" "$f.out")
     printf '%-26s %8d instructions per request (whole process; 2,000 requests: %d, none: %d)\n' \
