@@ -127,11 +127,10 @@ pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
     // 4 to 16 bytes (most header values and names the hot path compares):
     // two overlapping words, without the loop's call. A word marks a zero
     // byte only above a true one, so any mark is a backslash.
+    // (A word is a `usize` here: the test is `zero_bytes`, as below.)
+    #[cfg(target_pointer_width = "64")]
     if (4..=16).contains(&bytes.len()) {
-        let marks = |w: u64| {
-            let x = w ^ (ONES_U64 * u64::from(b'\\'));
-            x.wrapping_sub(ONES_U64) & !x & (ONES_U64 * 0x80)
-        };
+        let marks = |w: u64| zero_bytes(w as usize ^ (ONES * b'\\' as usize));
         let [a, b] = two_words(bytes);
         return marks(a) | marks(b) != 0;
     }
