@@ -231,7 +231,7 @@ impl<'b> Writer<'b> {
     fn escape_levels(&mut self, bytes: &[u8], levels: u8) {
         // Nothing to escape (most text): plain bytes are their own escape
         // at every level.
-        if levels == 0 || swar::plain_run(bytes) == bytes.len() {
+        if levels == 0 || swar::all_plain(bytes) {
             self.put(bytes);
             return;
         }
@@ -270,7 +270,7 @@ impl<'b> Writer<'b> {
     /// Write `s` as a quoted JSON string.
     pub fn string(&mut self, s: &str) {
         let bytes = s.as_bytes();
-        if !self.string_mode && swar::plain_run(bytes) == bytes.len() {
+        if !self.string_mode && swar::all_plain(bytes) {
             // Nothing to escape: quote, bytes, quote; on 64-bit targets in
             // room taken once (on small ones three writes share `put`'s
             // code, for flash).

@@ -114,6 +114,23 @@ pub(crate) fn plain_run_short(bytes: &[u8]) -> usize {
     at + plain_run(bytes.get(at..).unwrap_or_default())
 }
 
+/// Whether every byte of `bytes` is [`is_plain`]: on 64-bit targets 4 to
+/// 16 bytes (most text a result writes) by two overlapping words, without
+/// the loop's call; anything else by [`plain_run`].
+#[cfg_attr(target_pointer_width = "64", inline(always))]
+pub(crate) fn all_plain(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    #[cfg(target_pointer_width = "64")]
+    if (4..=16).contains(&n) {
+        // Under 8 bytes the two words are 4 bytes each, zero above: those
+        // bytes become spaces, plain.
+        let pad = if n < 8 { (ONES_U64 * 0x20) << 32 } else { 0 };
+        let [a, b] = two_words(bytes);
+        return not_plain((a | pad) as usize) | not_plain((b | pad) as usize) == 0;
+    }
+    plain_run(bytes) == n
+}
+
 /// Whether `bytes` holds a backslash: a word at a time on 64-bit targets
 /// (the names and values the hot path asks about are short, where
 /// `contains`' byte loop is its cost); `contains` on smaller ones, one
@@ -231,6 +248,31 @@ mod tests {
     extern crate std;
 
     use super::*;
+
+    /// Every length through the two-word cases (4 to 16) and past them,
+    /// every byte that is not plain, and its plain neighbours, at every
+    /// place: under 8 bytes the padding above the text is never read as
+    /// a control byte.
+    #[test]
+    fn all_plain_is_every_byte_plain() {
+        for len in 0..24 {
+            let clean = std::vec![b'a'; len];
+            assert!(all_plain(&clean), "{len}");
+            for at in 0..len {
+                for b in [
+                    0x00u8, 0x1f, 0x20, b'"', b'\\', 0x7f, 0x80, 0xff, b'!', b'#',
+                ] {
+                    let mut v = clean.clone();
+                    v[at] = b;
+                    assert_eq!(
+                        all_plain(&v),
+                        v.iter().all(|&c| is_plain(c)),
+                        "{b:#x} at {at} of {len}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn visible_run_matches_the_range() {
