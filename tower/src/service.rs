@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -378,6 +378,9 @@ struct Inner<S: 'static> {
     peers: Option<Box<dyn Peers>>,
     /// The waiting-call sweep was started.
     sweeping: AtomicBool,
+    /// The second (on `start`'s clock) of the last walk of the waiting
+    /// calls for expired ones ([`Inner::expire_waiting`]).
+    swept: AtomicU64,
 }
 
 impl<S: 'static> Inner<S> {
@@ -385,6 +388,14 @@ impl<S: 'static> Inner<S> {
     /// client, `-32603` on its held stream (which ends), and give its slot
     /// back. `waiting` is the locked store; `out` a buffer for the answers.
     fn expire_waiting(&self, waiting: &mut WaitingCalls, now: u64, out: &mut [u8]) {
+        // Waits are counted in whole seconds, and the limit is at least
+        // one: a call not due at this second's first walk cannot fall due
+        // within the second (one parked since then has waited 0 s). One
+        // walk of the slots a second, not one a request. (Both callers
+        // hold the store's lock: the walks are in turn.)
+        if self.swept.swap(now, Ordering::Relaxed) == now {
+            return;
+        }
         let limit = self.config.wait_timeout.as_secs().max(1);
         while let Some(r) = self.http.expire_waiting(waiting, now, limit, out) {
             if let Some(delivery) = r.deliver
@@ -645,6 +656,8 @@ impl<S: Sync + 'static> Builder<S> {
                 start: Instant::now(),
                 peers: self.peers,
                 sweeping: AtomicBool::new(false),
+                // No second yet.
+                swept: AtomicU64::new(u64::MAX),
             }),
         }
     }
