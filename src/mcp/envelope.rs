@@ -51,9 +51,15 @@ const META_KEYS: [&str; 4] = [
 /// ([`MESSAGE_KEYS`](crate::wire::envelope::MESSAGE_KEYS)), those of its
 /// `params` ([`PARAMS_KEYS`]) and those of `params._meta` ([`META_KEYS`]).
 pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
-    top: Level::new(&Name::all(crate::wire::envelope::MESSAGE_KEYS)),
+    // Members expected in the order `jsonrpc`, `id`, `method`, `params`
+    // (a cycle: any rotation of it too), and `name`, `arguments`, `_meta`
+    // (`_meta` first, as the Python SDK writes it, costs one guess).
+    top: Level::cycling(
+        &Name::all(crate::wire::envelope::MESSAGE_KEYS),
+        &["jsonrpc", "id", "method", "params"],
+    ),
     parent: crate::wire::envelope::PARAMS,
-    inner: Level::new(&Name::all(PARAMS_KEYS)),
+    inner: Level::cycling(&Name::all(PARAMS_KEYS), &["name", "arguments", "_meta"]),
     inner_parent: PARAM_META,
     deep: Level::deep(&Name::all(META_KEYS)),
 };

@@ -183,11 +183,7 @@ fn run_validate<const COUNTING: bool>(
                     Some(_) => {
                         count_first(&mut counts, depth - 1, max_items)?;
                         if is_obj {
-                            let (key_end, value) = scan_key(input, pos, max_str)?;
-                            if let Some(rec) = rec.as_deref_mut() {
-                                rec.member(input, depth, pos, key_end, value);
-                            }
-                            pos = value;
+                            pos = member(input, pos, depth, max_str, &mut rec)?;
                         }
                         continue;
                     }
@@ -233,11 +229,7 @@ fn run_validate<const COUNTING: bool>(
                     count_next(&mut counts, depth - 1, max_items)?;
                     pos = skip_ws(input, pos + 1);
                     if is_obj {
-                        let (key_end, value) = scan_key(input, pos, max_str)?;
-                        if let Some(rec) = rec.as_deref_mut() {
-                            rec.member(input, depth, pos, key_end, value);
-                        }
-                        pos = value;
+                        pos = member(input, pos, depth, max_str, &mut rec)?;
                     }
                     break;
                 }
@@ -255,6 +247,30 @@ fn run_validate<const COUNTING: bool>(
             }
         }
     }
+}
+
+/// The member of an object at `depth` whose key starts at `pos`: its key
+/// scanned (or, on 64-bit targets, found to be the member the outline
+/// expects there) and recorded; the offset of its value.
+#[inline(always)]
+fn member(
+    input: &[u8],
+    pos: usize,
+    depth: usize,
+    max_str: u32,
+    rec: &mut Option<&mut Outline>,
+) -> Result<usize, JsonError> {
+    #[cfg(target_pointer_width = "64")]
+    if let Some(rec) = rec.as_deref_mut()
+        && let Some(value) = rec.expected(input, depth, pos, max_str)
+    {
+        return Ok(value);
+    }
+    let (key_end, value) = scan_key(input, pos, max_str)?;
+    if let Some(rec) = rec.as_deref_mut() {
+        rec.member(input, depth, pos, key_end, value);
+    }
+    Ok(value)
 }
 
 // `Value::parse` stays with the validator it runs (the views need no validator).
