@@ -8,6 +8,8 @@
 //! * Tighter limits only ever turn acceptance into a limit error.
 //! * Every accepted value is walked completely (members, items, strings,
 //!   numbers) and every view agrees with the others and with serde_json.
+//! * The outline the server's validation records for a message agrees with
+//!   that validation's answer and with walking the message.
 #![no_main]
 
 mod util;
@@ -122,6 +124,12 @@ fn walk(root: Value<'_>) -> usize {
 
 fuzz_target!(|data: &[u8]| {
     let result = json::validate(data, &Limits::DEFAULT);
+    // The outline the server's one validation records (members taken as
+    // expected included) agrees with validation and with walking, under
+    // the defaults and a string limit its keys meet or miss.
+    for limits in [Limits::DEFAULT, Limits::new().max_string_len(4)] {
+        json::fuzz_outline(data, &limits);
+    }
 
     // Tighter limits never accept more, and a non-limit error stays an error.
     for tight in [
