@@ -128,7 +128,7 @@ fuzz_target!(|data: &[u8]| {
     // expected included) agrees with validation and with walking, under
     // the defaults and a string limit its keys meet or miss.
     for limits in [Limits::DEFAULT, Limits::new().max_string_len(4)] {
-        json::fuzz_outline(data, &limits);
+        picomcp::mcp::envelope::fuzz_outline(data, &limits);
     }
 
     // Tighter limits never accept more, and a non-limit error stays an error.

@@ -729,61 +729,6 @@ impl Outline {
     }
 }
 
-/// The fuzz targets' check of the outline (`cfg(fuzzing)`, set by
-/// cargo-fuzz; hidden): [`validate_outlined`](super::validate_outlined)
-/// with the envelope's keys answers as [`validate`](super::validate) does
-/// under `limits`, and what it records for an object is what walking it
-/// finds (the first member of each name at each of its three levels, and
-/// the top level's repeated names). Panics on a difference.
-#[cfg(fuzzing)]
-#[doc(hidden)]
-pub fn fuzz_check(input: &[u8], limits: &super::Limits) {
-    let keys = &crate::mcp::envelope::OUTLINE_KEYS;
-    let mut outline = Outline::new(keys);
-    let got = super::validate_outlined(input, limits, &mut outline);
-    assert_eq!(got, super::validate(input, limits), "outlined validation");
-    if got.is_err() {
-        return;
-    }
-    let whole = Value::trusted(input);
-    if whole.kind() != super::Kind::Object {
-        return;
-    }
-    // The first member named `name`, and whether another follows.
-    fn first_of<'a>(v: &Value<'a>, name: &str) -> (Option<&'a [u8]>, bool) {
-        let mut it = v.members().filter(|(k, _)| k.eq_str(name)).map(|(_, v)| v);
-        let first = it.next().map(|v| v.raw());
-        (first, it.next().is_some())
-    }
-    fn raw(v: Option<Value<'_>>) -> Option<&[u8]> {
-        v.map(|v| v.raw())
-    }
-    let mut repeated = 0;
-    for (i, name) in keys.top.names.iter().enumerate() {
-        let (want, again) = first_of(&whole, name.text);
-        assert_eq!(raw(outline.top(input, i)), want, "top {}", name.text);
-        repeated |= u32::from(again) << i;
-    }
-    assert_eq!(outline.repeated_top(), repeated, "repeated");
-    let parent = whole
-        .members()
-        .find(|(k, _)| k.eq_str(keys.top.names[keys.parent].text))
-        .map(|(_, v)| v);
-    let inner = parent.and_then(|p| {
-        p.members()
-            .find(|(k, _)| k.eq_str(keys.inner.names[keys.inner_parent].text))
-            .map(|(_, v)| v)
-    });
-    for (i, name) in keys.inner.names.iter().enumerate() {
-        let want = parent.and_then(|p| first_of(&p, name.text).0);
-        assert_eq!(raw(outline.inner(input, i)), want, "inner {}", name.text);
-    }
-    for (i, name) in keys.deep.names.iter().enumerate() {
-        let want = inner.and_then(|p| first_of(&p, name.text).0);
-        assert_eq!(raw(outline.deep(input, i)), want, "deep {}", name.text);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
