@@ -252,11 +252,31 @@ impl<'w, 'o> Out<'w, 'o> {
         message: fmt::Arguments<'_>,
         data: Data<'_>,
     ) -> Wrote {
+        self.error_text(code, Text::Fmt(message), data)
+    }
+
+    /// [`Self::error`] with a message string (a handler's `ProtocolError`,
+    /// a `ResourceNotFound`): written as it is on 64-bit targets, not
+    /// through `core::fmt` (about 140 instructions less); small targets
+    /// keep the one writer (flash).
+    pub(super) fn error_str(self, code: ErrorCode, message: &str, data: Data<'_>) -> Wrote {
+        if cfg!(not(target_pointer_width = "64")) {
+            return self.error(code, format_args!("{message}"), data);
+        }
+        self.error_text(code, Text::Str(message), data)
+    }
+
+    /// The error writer of [`Self::error`] and [`Self::error_str`].
+    #[inline(always)]
+    fn error_text(self, code: ErrorCode, message: Text<'_>, data: Data<'_>) -> Wrote {
         self.w.truncate(self.id_end);
         self.w.raw(b",\"error\":{\"code\":");
         self.w.i64(i64::from(code.get()));
         self.w.raw(b",\"message\":");
-        self.w.string_fmt(message);
+        match message {
+            Text::Str(s) => self.w.string(s),
+            Text::Fmt(args) => self.w.string_fmt(args),
+        }
         match data {
             Data::None | Data::User(None) => {}
             Data::Str(s) | Data::User(Some(ErrorData::String(s))) => {
@@ -348,11 +368,7 @@ impl<'w, 'o> Out<'w, 'o> {
     }
 
     pub(super) fn protocol(self, e: &ProtocolError<'_>) -> Wrote {
-        self.error(
-            e.code(),
-            format_args!("{}", e.message()),
-            Data::User(e.error_data()),
-        )
+        self.error_str(e.code(), e.message(), Data::User(e.error_data()))
     }
 
     /// `-32600 Invalid Request`, with `data` (the reason, when there is one

@@ -134,11 +134,9 @@ impl<S> Server<'_, S> {
                 Some(cache.unwrap_or(self.cache)),
                 "resource",
             ),
-            Err(ResourceFailure::NotFound(e)) => resp.error(
-                INVALID_PARAMS,
-                format_args!("{}", e.message()),
-                Data::Uri(uri),
-            ),
+            Err(ResourceFailure::NotFound(e)) => {
+                resp.error_str(INVALID_PARAMS, e.message(), Data::Uri(uri))
+            }
             Err(ResourceFailure::Protocol(e)) => resp.protocol(&e),
         }
     }
