@@ -259,6 +259,7 @@ impl<'w, 'o> Out<'w, 'o> {
     /// a `ResourceNotFound`): written as it is on 64-bit targets, not
     /// through `core::fmt` (about 140 instructions less); small targets
     /// keep the one writer (flash).
+    #[inline]
     pub(super) fn error_str(self, code: ErrorCode, message: &str, data: Data<'_>) -> Wrote {
         if cfg!(not(target_pointer_width = "64")) {
             return self.error(code, format_args!("{message}"), data);
