@@ -114,6 +114,47 @@ fn accepts_what_it_covers() {
     assert!(fast::<Order>(r#""asc""#));
 }
 
+/// Names a field's member is not taken as expected by (a byte that is not
+/// plain ASCII); and names one is a prefix of another's.
+#[derive(ToolArgs, serde::Deserialize, Debug)]
+#[allow(dead_code)]
+struct Names {
+    #[serde(rename = "tí")]
+    accented: Option<u8>,
+    #[serde(rename = "a\\b")]
+    slashed: Option<u8>,
+    a: Option<u8>,
+    ab: Option<u8>,
+}
+
+/// Members in declaration order (taken as expected), out of it, and with
+/// names whose member is never taken as expected: the check is sure only
+/// of what the schema accepts, and sure of the plain ones.
+#[test]
+fn members_in_and_out_of_declaration_order() {
+    for (raw, sure) in [
+        (r#"{"a":1,"ab":2}"#, true),
+        (r#"{"ab":2,"a":1}"#, true),
+        (r#"{"a":1,"a":2}"#, false),
+        (r#"{"ab":1,"ab":2}"#, false),
+        (r#"{"a":1,"ab":300}"#, false),
+        // Not plain ASCII, or escaped: the full check decides.
+        (r#"{"tí":1}"#, false),
+        (r#"{"a\\b":1,"a":1}"#, false),
+        (r#"{"a\b":1}"#, false),
+    ] {
+        assert_eq!(fast::<Names>(raw), sure, "{raw}");
+        assert!(!fast::<Names>(raw) || full::<Names>(raw), "{raw}");
+    }
+    let in_order = r#"{"title":"Dune","n":1,"delta":2,"ratio":0.5,"flag":true,"note":"x","maybe":3,"order":"asc","inner":{"name":"x","count":1},"optInner":null}"#;
+    assert!(fast::<Plain>(in_order) && full::<Plain>(in_order));
+    let reversed = r#"{"optInner":null,"inner":{"count":1,"name":"x"},"order":"asc","maybe":3,"note":"x","flag":true,"ratio":0.5,"delta":2,"n":1,"title":"Dune"}"#;
+    assert!(fast::<Plain>(reversed) && full::<Plain>(reversed));
+    assert!(!fast::<Plain>(
+        &in_order.replace(r#""n":1"#, r#""n":1,"n":2"#)
+    ));
+}
+
 #[test]
 fn not_sure_where_the_full_check_decides() {
     for (raw, schema_says) in [

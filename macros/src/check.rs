@@ -56,18 +56,36 @@ pub(crate) fn struct_body(props: &[Prop], deny_unknown: bool) -> Option<TokenStr
         return None;
     }
     let a = args_path();
+    let mut keys = Vec::new();
+    let mut heads = Vec::new();
     let mut arms = Vec::new();
     let mut required = 0u64;
+    let span = proc_macro2::Span::call_site();
     for (i, p) in props.iter().enumerate() {
         let bit = 1u64 << i;
         if p.required {
             required |= bit;
         }
-        let key = LitByteStr::new(p.name.as_bytes(), proc_macro2::Span::call_site());
+        let key = LitByteStr::new(p.name.as_bytes(), span);
+        keys.push(quote!(#key => (#i, v, plain)));
+        // The member as written without spaces, `"name":`, tried first
+        // where the field before it was (fields in declaration order: the
+        // order arguments usually come in); none for a name with a byte
+        // that is not plain ASCII (`next_member` is unsure of those keys).
+        let plain = p
+            .name
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+        let head = if plain {
+            format!("\"{}\":", p.name)
+        } else {
+            String::new()
+        };
+        heads.push(LitByteStr::new(head.as_bytes(), span));
         let test = &p.test;
         // The first `SPANS` properties' values are recorded.
         let record = (i < SPANS).then(|| quote!(if !spans.record(#i, raw, v) { return false; }));
-        arms.push(quote!(#key => {
+        arms.push(quote!(#i => {
             if !(#test) || seen & #bit != 0 {
                 return false;
             }
@@ -76,20 +94,32 @@ pub(crate) fn struct_body(props: &[Prop], deny_unknown: bool) -> Option<TokenStr
         }));
     }
     let unknown = (!deny_unknown)
-        .then(|| quote!({}))
+        .then(|| quote!(continue))
         .unwrap_or(quote!(return false));
+    let n = props.len();
     Some(quote! {
         let ::core::option::Option::Some(mut members) = #a::Members::new(raw) else {
             return false;
         };
+        const HEADS: [&[u8]; #n] = [#(#heads),*];
         let mut seen = 0u64;
+        // The field expected next.
+        let mut expect = 0usize;
         loop {
-            match members.next_member() {
-                #a::Member::Next(key, v, plain) => match key {
-                    #(#arms)*
-                    _ => #unknown,
+            let (i, v, plain) = match HEADS.get(expect).and_then(|h| members.next_if(h)) {
+                ::core::option::Option::Some((v, plain)) => (expect, v, plain),
+                ::core::option::Option::None => match members.next_member() {
+                    #a::Member::Next(key, v, plain) => match key {
+                        #(#keys,)*
+                        _ => #unknown,
+                    },
+                    #a::Member::End => break,
+                    _ => return false,
                 },
-                #a::Member::End => break,
+            };
+            expect = i + 1;
+            match i {
+                #(#arms)*
                 _ => return false,
             }
         }
