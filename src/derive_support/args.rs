@@ -29,7 +29,7 @@ pub use crate::schema::derived::{ArgsCheck, FAST_ARGS, SPANS, Spans};
 use crate::tool::{Arguments, ToolError, shape_error};
 use crate::wire::de::DeError;
 use crate::wire::json::{skip_ws, value_len};
-use crate::wire::swar::{has_backslash, plain_run, same_bytes};
+use crate::wire::swar::{has_backslash, plain_run, plain_run_tail, same_bytes};
 use core::marker::PhantomData;
 use serde::Deserialize;
 
@@ -138,7 +138,7 @@ impl<'a> Members<'a> {
         // measured by `value_len`, and a string then searched for an escape.
         let ascii = match from {
             [b'"', content @ ..] => {
-                let run = plain_run(content);
+                let run = plain_run_tail(content);
                 (content.get(run) == Some(&b'"')).then_some(run + 2)
             }
             _ => None,

@@ -89,6 +89,27 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     first_stop(bytes, not_plain, |b| !is_plain(b))
 }
 
+/// [`plain_run`] of a slice that may end 4 to 7 bytes in (a short string
+/// at the end of its slice: an argument's value): there, two overlapping
+/// half words, the rest of each word spaces (plain), inline, instead of
+/// the loop's byte steps (64-bit targets). A stop in the first half word
+/// is the first; with none there, the bytes the second shares with it
+/// hold none either.
+#[inline(always)]
+pub(crate) fn plain_run_tail(bytes: &[u8]) -> usize {
+    #[cfg(target_pointer_width = "64")]
+    if let n @ 4..8 = bytes.len() {
+        let pad = (ONES_U64 * 0x20) << 32;
+        let marks = |at: usize| not_plain((word_at::<4>(bytes, at) | pad) as usize);
+        return match (marks(0), marks(n - 4)) {
+            (0, 0) => n,
+            (0, m) => n - 4 + (m.trailing_zeros() / 8) as usize,
+            (m, _) => (m.trailing_zeros() / 8) as usize,
+        };
+    }
+    plain_run(bytes)
+}
+
 /// [`plain_run`] with its first two words tested inline (64-bit targets):
 /// a string of up to 15 bytes ends there, without the loop's call; a
 /// longer one takes the loop, whose masks then stay in registers. With the
@@ -403,6 +424,7 @@ mod tests {
                 }
                 assert_eq!(plain_run(&v), slow(&v), "{v:?}");
                 assert_eq!(plain_run_short(&v), slow(&v), "{v:?}");
+                assert_eq!(plain_run_tail(&v), slow(&v), "{v:?}");
             }
         }
         for special in [0x00u8, 0x1f, b'"', b'\\', 0x7f, 0x80, 0xff] {
@@ -411,6 +433,25 @@ mod tests {
                 v[at] = special;
                 assert_eq!(plain_run(&v), slow(&v), "{special:#x} at {at}");
                 assert_eq!(plain_run_short(&v), slow(&v), "{special:#x} at {at}");
+            }
+            // The half words: each place of 4 to 7 bytes, alone and with a
+            // quote after it.
+            for len in 4..8 {
+                for at in 0..len {
+                    let mut v = std::vec![b'a'; len];
+                    v[at] = special;
+                    assert_eq!(
+                        plain_run_tail(&v),
+                        slow(&v),
+                        "{special:#x} at {at} of {len}"
+                    );
+                    v[len - 1] = b'"';
+                    assert_eq!(
+                        plain_run_tail(&v),
+                        slow(&v),
+                        "{special:#x} at {at} of {len}"
+                    );
+                }
             }
         }
     }
