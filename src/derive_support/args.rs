@@ -4,7 +4,9 @@
 //! A derived type's schema is known when the derive runs, so instead of
 //! interpreting its [`Schema`] the derive writes a function that walks the
 //! arguments once, matching each key with a `match` on its bytes and each
-//! value with a test of its first bytes. The function only ever says "these
+//! value with a test of its first bytes. Before a key is scanned, the
+//! member of the field expected next (the fields in declaration order) is
+//! tried whole, `"name":` ([`Members::next_if`]). The function only ever says "these
 //! arguments surely match the schema" (`true`) or "not sure" (`false`): on
 //! `false` the server runs [`Schema::validate`] as before, which finds the
 //! violation (with its path and text) or accepts. So answers never change;
