@@ -3,7 +3,9 @@
 # bookshop (callgrind): `ping`, the four lists (`tools/list`,
 # `resources/list`, `resources/templates/list`, `prompts/list`: served from
 # the ListCache after the first), a `tools/call` hit and a miss (the
-# bookshop's "No book titled" tool error), each as 2,000
+# bookshop's "No book titled" tool error), arguments of the wrong type (a
+# schema rejection), a `resources/read` found and not found (`-32602`),
+# each as 2,000
 # pipelined requests after `initialize`. Per request is the difference
 # between that run and one with `initialize` alone, divided by 2,000 (as
 # scripts/http_cost.sh does): process start-up and shut-down, the same
@@ -35,6 +37,11 @@ reqs = {
     "tools/call": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}',
     # A miss: the bookshop's "No book titled" tool error (Message::concat).
     "tools/call-miss": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Nothing"}}}',
+    # A schema rejection: its message is the violation's `Display`.
+    "tools/call-wrongtype": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":45}}}',
+    "resources/read": '{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"books://Neuromancer"}}',
+    # Not found: `-32602` with the handler's `ResourceNotFound` message.
+    "resources/read-miss": '{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"books://Nothing"}}',
 }
 head = init + "\n" + '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 with open(f"{d}/empty.in", "w") as f:
@@ -50,7 +57,7 @@ collected() { # input file, callgrind output file
     callgrind_total "$2.err"
 }
 empty=$(collected "$tmp/empty.in" "$tmp/empty.out")
-for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call tools/call-miss}; do
+for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call tools/call-miss tools/call-wrongtype resources/read resources/read-miss}; do
     f=$tmp/${name//\//_}
     total=$(collected "$f.in" "$f.out")
     printf '%-26s %8d instructions per request (whole process; 2,000 requests: %d, none: %d)\n' \

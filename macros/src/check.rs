@@ -69,7 +69,7 @@ pub(crate) fn struct_body(props: &[Prop], deny_unknown: bool) -> Option<TokenStr
         let key = LitByteStr::new(p.name.as_bytes(), span);
         keys.push(quote!(#key => (#i, v, plain)));
         // The member as written without spaces, `"name":`, tried first
-        // where the field before it was (fields in declaration order: the
+        // after the field before it (fields in declaration order: the
         // order arguments usually come in); none for a name with a byte
         // that is not plain ASCII (`next_member` is unsure of those keys).
         let plain = p

@@ -6,11 +6,11 @@
 //! arguments once, matching each key with a `match` on its bytes and each
 //! value with a test of its first bytes. Before a key is scanned, the
 //! member of the field expected next (the fields in declaration order) is
-//! tried whole, `"name":` ([`Members::next_if`]). The function only ever says "these
-//! arguments surely match the schema" (`true`) or "not sure" (`false`): on
-//! `false` the server runs [`Schema::validate`] as before, which finds the
-//! violation (with its path and text) or accepts. So answers never change;
-//! only the common case is cheaper.
+//! tried whole, `"name":` ([`Members::next_if`]). The function only ever
+//! says "these arguments surely match the schema" (`true`) or "not sure"
+//! (`false`): on `false` the server runs [`Schema::validate`] as before,
+//! which finds the violation (with its path and text) or accepts. So
+//! answers never change; only the common case is cheaper.
 //!
 //! What the generated check answers `false` to, always (the full check then
 //! decides): an escaped key, a repeated declared key, an integer written

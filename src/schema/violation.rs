@@ -217,7 +217,7 @@ impl fmt::Display for Violation<'_, '_> {
 /// `s` with JSON Pointer escaping (`~` → `~0`, `/` → `~1`): the runs
 /// between `~` and `/` written whole, one call into the formatter each
 /// (a character at a time, the bookshop's schema rejection cost 98
-/// instructions more, `scripts/list_cost.sh`'s way).
+/// instructions more: `tools/call-wrongtype` in `scripts/list_cost.sh`).
 fn pointer_str(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     let mut rest = s;
     // `~` and `/` are ASCII: every split is at a character boundary.
