@@ -68,10 +68,10 @@ impl<const SLOTS: usize> Default for ToolIndex<SLOTS> {
 }
 
 /// A name's hash: on 64-bit targets eight bytes at a time (the last eight
-/// overlapping, the length mixed in; hashed byte by byte, with the slots'
-/// tags below, a hit with a 64-character name cost 160 instructions more,
-/// `scripts/registry_scale.sh`), FNV-1a on small ones (flash). Only a
-/// hint: the names are compared.
+/// overlapping, the length mixed in; with FNV-1a byte by byte, and slots
+/// without tags, a hit with a 64-character name cost 160 instructions
+/// more, `scripts/registry_scale.sh`), FNV-1a on small ones (flash). Only
+/// a hint: the names are compared.
 #[cfg(target_pointer_width = "64")]
 fn hash(name: &[u8]) -> u32 {
     use crate::wire::swar::word_at;
