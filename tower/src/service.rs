@@ -392,7 +392,10 @@ impl<S: 'static> Inner<S> {
         // one: a call not due at this second's first walk cannot fall due
         // within the second (one parked since then has waited 0 s). One
         // walk of the slots a second, not one a request. (Both callers
-        // hold the store's lock: the walks are in turn.)
+        // hold the store's lock: the walks are in turn. A request that
+        // read the clock a second earlier than the one before it walks
+        // again; a call it parks with that earlier second is answered at
+        // most a second late.)
         if self.swept.swap(now, Ordering::Relaxed) == now {
             return;
         }
