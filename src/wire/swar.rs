@@ -89,22 +89,41 @@ pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     first_stop(bytes, not_plain, |b| !is_plain(b))
 }
 
+/// The [`not_plain`] marks of 4 to 16 bytes read as two overlapping words
+/// (as [`two_words`] reads them), the bytes above a 4-byte word spaces
+/// (plain): a stop in the first word is
+/// the first; with none there, the second's lowest mark is (the bytes the
+/// two share hold none). The one reader of [`all_plain`] and
+/// [`plain_run_tail`] (64-bit targets).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn plain_marks(bytes: &[u8]) -> [usize; 2] {
+    let n = bytes.len();
+    let marks = |w: u64| not_plain(w as usize);
+    if n < 8 {
+        let pad = (ONES_U64 * 0x20) << 32;
+        let half = |at: usize| marks(word_at::<4>(bytes, at) | pad);
+        [half(0), half(n.wrapping_sub(4))]
+    } else {
+        [
+            marks(word_at::<8>(bytes, 0)),
+            marks(word_at::<8>(bytes, n - 8)),
+        ]
+    }
+}
+
 /// [`plain_run`] of a slice that may end 4 to 7 bytes in (a short string
-/// at the end of its slice: an argument's value): there, two overlapping
-/// half words, the rest of each word spaces (plain), inline, instead of
-/// the loop's byte steps (64-bit targets). A stop in the first half word
-/// is the first; with none there, the bytes the second shares with it
-/// hold none either.
+/// at the end of its slice: an argument's value): there, by
+/// [`plain_marks`], inline, instead of the loop's byte steps (64-bit
+/// targets).
 #[inline(always)]
 pub(crate) fn plain_run_tail(bytes: &[u8]) -> usize {
     #[cfg(target_pointer_width = "64")]
     if let n @ 4..8 = bytes.len() {
-        let pad = (ONES_U64 * 0x20) << 32;
-        let marks = |at: usize| not_plain((word_at::<4>(bytes, at) | pad) as usize);
-        return match (marks(0), marks(n - 4)) {
-            (0, 0) => n,
-            (0, m) => n - 4 + (m.trailing_zeros() / 8) as usize,
-            (m, _) => (m.trailing_zeros() / 8) as usize,
+        return match plain_marks(bytes) {
+            [0, 0] => n,
+            [0, m] => n - 4 + (m.trailing_zeros() / 8) as usize,
+            [m, _] => (m.trailing_zeros() / 8) as usize,
         };
     }
     plain_run(bytes)
@@ -136,18 +155,15 @@ pub(crate) fn plain_run_short(bytes: &[u8]) -> usize {
 }
 
 /// Whether every byte of `bytes` is [`is_plain`]: on 64-bit targets 4 to
-/// 16 bytes (most text a result writes) by two overlapping words, without
-/// the loop's call; anything else by [`plain_run`].
+/// 16 bytes (most text a result writes) by [`plain_marks`], without the
+/// loop's call; anything else by [`plain_run`].
 #[cfg_attr(target_pointer_width = "64", inline(always))]
 pub(crate) fn all_plain(bytes: &[u8]) -> bool {
     let n = bytes.len();
     #[cfg(target_pointer_width = "64")]
     if (4..=16).contains(&n) {
-        // Under 8 bytes the two words are 4 bytes each, zero above: those
-        // bytes become spaces, plain.
-        let pad = if n < 8 { (ONES_U64 * 0x20) << 32 } else { 0 };
-        let [a, b] = two_words(bytes);
-        return not_plain((a | pad) as usize) | not_plain((b | pad) as usize) == 0;
+        let [a, b] = plain_marks(bytes);
+        return a | b == 0;
     }
     plain_run(bytes) == n
 }
