@@ -77,11 +77,7 @@ impl<'a> Members<'a> {
     /// instructions a member (`scripts/list_cost.sh`).
     #[inline(always)]
     pub fn next_member(&mut self) -> Member<'a> {
-        let r = self.rest;
-        let mut at = skip_ws(r, 0);
-        if r.get(at) == Some(&b',') {
-            at = skip_ws(r, at + 1);
-        }
+        let (r, mut at) = self.start();
         let key_start = match r.get(at) {
             Some(b'"') => at + 1,
             Some(b'}') => return Member::End,
@@ -118,16 +114,24 @@ impl<'a> Members<'a> {
         if head.is_empty() {
             return None;
         }
-        let r = self.rest;
-        let mut at = skip_ws(r, 0);
-        if r.get(at) == Some(&b',') {
-            at = skip_ws(r, at + 1);
-        }
+        let (r, at) = self.start();
         let end = at + head.len();
         if !same_bytes(r.get(at..end)?, head) {
             return None;
         }
         self.value_at(r, end)
+    }
+
+    /// The rest, and where its next member (or the object's end) starts:
+    /// past whitespace and the comma after the last member.
+    #[inline(always)]
+    fn start(&self) -> (&'a [u8], usize) {
+        let r = self.rest;
+        let at = skip_ws(r, 0);
+        match r.get(at) {
+            Some(b',') => (r, skip_ws(r, at + 1)),
+            _ => (r, at),
+        }
     }
 
     /// The value that starts after whitespace at `r[at..]`, and whether it
