@@ -74,43 +74,12 @@ pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub fn fuzz_outline(input: &[u8], limits: &crate::wire::json::Limits) {
-    use crate::wire::envelope::{MESSAGE_KEYS, PARAMS};
     use crate::wire::json::{validate, validate_outlined};
-    // The first member named `name`, and whether another follows.
-    fn first_of<'a>(v: &Value<'a>, name: &str) -> (Option<&'a [u8]>, bool) {
-        let mut it = v.members().filter(|(k, _)| k.eq_str(name)).map(|(_, v)| v);
-        let first = it.next().map(|v| v.raw());
-        (first, it.next().is_some())
-    }
-    fn raw(v: Option<Value<'_>>) -> Option<&[u8]> {
-        v.map(|v| v.raw())
-    }
-    fn member<'a>(v: Option<Value<'a>>, name: &str) -> Option<Value<'a>> {
-        v?.members().find(|(k, _)| k.eq_str(name)).map(|(_, v)| v)
-    }
     let mut outline = Outline::new(&OUTLINE_KEYS);
     let got = validate_outlined(input, limits, &mut outline);
     assert_eq!(got, validate(input, limits), "outlined validation");
-    let whole = Value::trusted(input);
-    if got.is_err() || whole.kind() != Kind::Object {
-        return;
-    }
-    let mut repeated = 0;
-    for (i, name) in MESSAGE_KEYS.iter().enumerate() {
-        let (want, again) = first_of(&whole, name);
-        assert_eq!(raw(outline.top(input, i)), want, "top {name}");
-        repeated |= u32::from(again) << i;
-    }
-    assert_eq!(outline.repeated_top(), repeated, "repeated");
-    let params = member(Some(whole), MESSAGE_KEYS[PARAMS]);
-    for (i, name) in PARAMS_KEYS.iter().enumerate() {
-        let want = params.and_then(|p| first_of(&p, name).0);
-        assert_eq!(raw(outline.inner(input, i)), want, "inner {name}");
-    }
-    let meta = member(params, PARAMS_KEYS[PARAM_META]);
-    for (i, name) in META_KEYS.iter().enumerate() {
-        let want = meta.and_then(|m| first_of(&m, name).0);
-        assert_eq!(raw(outline.deep(input, i)), want, "deep {name}");
+    if got.is_ok() {
+        outline.check_against_walking(input);
     }
 }
 

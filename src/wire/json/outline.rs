@@ -729,6 +729,57 @@ impl Outline {
     }
 }
 
+/// The outline against its definition, for the unit tests and the `json`
+/// fuzz target (`cfg(fuzzing)`, set by cargo-fuzz).
+#[cfg(any(test, fuzzing))]
+impl Outline {
+    /// Each slot of this outline of `input` (validated, with this
+    /// outline recorded) against walking the value: the first member of
+    /// each name at each of the three levels, and the top level's repeated
+    /// names. For an object, the number of members found at each level;
+    /// `None` for any other value. Panics on a difference.
+    pub(crate) fn check_against_walking(&self, input: &[u8]) -> Option<[usize; 3]> {
+        // The first member named `name`, and whether another follows.
+        fn first_of<'a>(v: Option<Value<'a>>, name: &str) -> (Option<Value<'a>>, bool) {
+            let Some(v) = v else {
+                return (None, false);
+            };
+            let mut it = v.members().filter(|(k, _)| k.eq_str(name)).map(|(_, v)| v);
+            let first = it.next();
+            (first, it.next().is_some())
+        }
+        let whole = Value::trusted(input);
+        if whole.kind() != super::value::Kind::Object {
+            return None;
+        }
+        let keys = self.keys;
+        let mut found = [0; 3];
+        let mut repeated = 0;
+        for (i, name) in keys.top.names.iter().enumerate() {
+            let (want, again) = first_of(Some(whole), name.text);
+            assert_eq!(self.top(input, i), want, "top {}", name.text);
+            found[0] += usize::from(want.is_some());
+            repeated |= u32::from(again) << i;
+        }
+        assert_eq!(self.repeated_top(), repeated, "repeated");
+        let parent =
+            (keys.top.names.get(keys.parent)).and_then(|n| first_of(Some(whole), n.text).0);
+        for (i, name) in keys.inner.names.iter().enumerate() {
+            let want = first_of(parent, name.text).0;
+            assert_eq!(self.inner(input, i), want, "inner {}", name.text);
+            found[1] += usize::from(want.is_some());
+        }
+        let inner =
+            (keys.inner.names.get(keys.inner_parent)).and_then(|n| first_of(parent, n.text).0);
+        for (i, name) in keys.deep.names.iter().enumerate() {
+            let want = first_of(inner, name.text).0;
+            assert_eq!(self.deep(input, i), want, "deep {}", name.text);
+            found[2] += usize::from(want.is_some());
+        }
+        Some(found)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -824,14 +875,6 @@ mod tests {
         deep: Level::deep(&Name::all(["k", LONG, "name"])),
     };
 
-    /// The first member of `v` whose decoded key is `name`, and whether
-    /// there is another.
-    fn first_of<'a>(v: &Value<'a>, name: &str) -> (Option<Value<'a>>, bool) {
-        let mut it = v.members().filter(|(k, _)| k.eq_str(name)).map(|(_, v)| v);
-        let first = it.next();
-        (first, it.next().is_some())
-    }
-
     /// Keys of every length up to past 255 at each recorded level, before
     /// the names they share a length or a first byte with: never taken
     /// for a name (an empty entry of the short names' table has length
@@ -863,38 +906,14 @@ mod tests {
         }
     }
 
-    /// What `keys`' outline of `text` holds against walking its value:
-    /// for an object, counts of its members found (top, inner, deep).
+    /// What `keys`' outline of `text` holds against walking its value
+    /// ([`Outline::check_against_walking`]): for an object, counts of its
+    /// members found (top, inner, deep).
     fn agree(keys: &'static OutlineKeys, text: &str) -> Option<[usize; 3]> {
         let input = text.as_bytes();
         let mut outline = Outline::new(keys);
         validate_outlined(input, &Limits::DEFAULT, &mut outline).unwrap();
-        let whole = Value::parse(input, &Limits::DEFAULT).unwrap();
-        if whole.kind() != super::super::Kind::Object {
-            return None;
-        }
-        let mut found = [0; 3];
-        let mut repeated = 0;
-        for (i, name) in keys.top.names.iter().enumerate() {
-            let (want, again) = first_of(&whole, name.text);
-            assert_eq!(outline.top(input, i), want, "{} in {text}", name.text);
-            found[0] += usize::from(want.is_some());
-            repeated |= u32::from(again) << i;
-        }
-        assert_eq!(outline.repeated_top(), repeated, "{text}");
-        let parent = first_of(&whole, keys.top.names[keys.parent].text).0;
-        for (i, name) in keys.inner.names.iter().enumerate() {
-            let want = parent.and_then(|p| first_of(&p, name.text).0);
-            found[1] += usize::from(want.is_some());
-            assert_eq!(outline.inner(input, i), want, "{} in {text}", name.text);
-        }
-        let inner = parent.and_then(|p| first_of(&p, keys.inner.names[keys.inner_parent].text).0);
-        for (i, name) in keys.deep.names.iter().enumerate() {
-            let want = inner.and_then(|p| first_of(&p, name.text).0);
-            found[2] += usize::from(want.is_some());
-            assert_eq!(outline.deep(input, i), want, "{} in {text}", name.text);
-        }
-        Some(found)
+        outline.check_against_walking(input)
     }
 
     /// Members as the outline expects them, and nearly so: each found as
