@@ -2,7 +2,8 @@
 # Whole-process instruction counts per request of the release stdio
 # bookshop (callgrind): `ping`, the four lists (`tools/list`,
 # `resources/list`, `resources/templates/list`, `prompts/list`: served from
-# the ListCache after the first), a `tools/call` hit and a miss (the
+# the ListCache after the first), a `tools/call` hit (also in the
+# TypeScript SDK's member order) and a miss (the
 # bookshop's "No book titled" tool error), arguments of the wrong type (a
 # schema rejection), a `resources/read` found and not found (`-32602`),
 # each as 2,000
@@ -35,6 +36,10 @@ reqs = {
     "resources/templates/list": '{"jsonrpc":"2.0","id":%d,"method":"resources/templates/list"}',
     "prompts/list": '{"jsonrpc":"2.0","id":%d,"method":"prompts/list"}',
     "tools/call": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}',
+    # The same hit in the TypeScript SDK's member order (its request
+    # spread first, then `jsonrpc` and `id`): the outline's expected order
+    # from its third member, one guess missed.
+    "tools/call-ts-order": '{"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}},"jsonrpc":"2.0","id":%d}',
     # A miss: the bookshop's "No book titled" tool error (Message::concat).
     "tools/call-miss": '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Nothing"}}}',
     # A schema rejection: its message is the violation's `Display`.
@@ -57,7 +62,7 @@ collected() { # input file, callgrind output file
     callgrind_total "$2.err"
 }
 empty=$(collected "$tmp/empty.in" "$tmp/empty.out")
-for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call tools/call-miss tools/call-wrongtype resources/read resources/read-miss}; do
+for name in ${LC_ONLY:-ping tools/list resources/list resources/templates/list prompts/list tools/call tools/call-ts-order tools/call-miss tools/call-wrongtype resources/read resources/read-miss}; do
     f=$tmp/${name//\//_}
     total=$(collected "$f.in" "$f.out")
     printf '%-26s %8d instructions per request (whole process; 2,000 requests: %d, none: %d)\n' \
