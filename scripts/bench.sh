@@ -80,7 +80,7 @@ step "stdio throughput ($mode)"
 printf '%s\n' "${results[@]}"
 
 if command -v valgrind >/dev/null; then
-    step "scripts/list_cost.sh: instructions per stdio request (ping, the four lists, a hit, a miss)"
+    step "scripts/list_cost.sh: instructions per stdio request (ping, the four lists, hits, a miss, errors, reads)"
     scripts/list_cost.sh
     step "scripts/stdio_cost.sh: the stdio mix against the echo server (instructions, req/s, RSS)"
     scripts/stdio_cost.sh

@@ -74,7 +74,7 @@ impl<const SLOTS: usize> Default for ToolIndex<SLOTS> {
 /// a hint: the names are compared.
 #[cfg(target_pointer_width = "64")]
 fn hash(name: &[u8]) -> u32 {
-    use crate::wire::swar::word_at;
+    use crate::wire::swar::{two_words, word_at};
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
     let n = name.len();
@@ -87,7 +87,8 @@ fn hash(name: &[u8]) -> u32 {
         }
         h = mix(h, word_at::<8>(name, n - 8));
     } else if n >= 4 {
-        h = mix(h, word_at::<4>(name, 0) | (word_at::<4>(name, n - 4) << 32));
+        let [a, b] = two_words(name);
+        h = mix(h, a | (b << 32));
     } else {
         let w = name
             .iter()
@@ -119,7 +120,7 @@ fn hash(name: &[u8]) -> u32 {
 /// So at most 1,048,574 tools are indexed (a larger registry is walked).
 const POSITIONS: u32 = (1 << 20) - 1;
 
-/// The tag of a name of hash `h`: its high 12 bits, in a slot's place.
+/// The tag of a name of hash `h` (or a slot's, `v`): the high 12 bits.
 #[inline]
 fn tag(h: u32) -> u32 {
     h & !POSITIONS
@@ -215,7 +216,7 @@ impl<const SLOTS: usize> Lookup for ToolIndex<SLOTS> {
                     // Another name's slot is passed over on its tag, most
                     // often without comparing the names.
                     let i = position(v);
-                    if v & !POSITIONS == tag(h) && i < count && names(i) == name {
+                    if tag(v) == tag(h) && i < count && names(i) == name {
                         return Ok(Some(i));
                     }
                 }
