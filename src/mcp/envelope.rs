@@ -52,8 +52,11 @@ const META_KEYS: [&str; 4] = [
 /// `params` ([`PARAMS_KEYS`]) and those of `params._meta` ([`META_KEYS`]).
 pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
     // Members expected in the order `jsonrpc`, `id`, `method`, `params`
-    // (a cycle: any rotation of it too), and `name`, `arguments`, `_meta`
-    // (`_meta` first, as the Python SDK writes it, costs one guess).
+    // (a cycle: any rotation of it too), and `name`, `arguments`, `_meta`:
+    // the Python SDK's order (its transcripts in `tests/data/vectors`); the
+    // TypeScript SDK writes `method`, `params`, then `jsonrpc`, `id`, and
+    // adds `_meta` to `params` last (`tools/call-ts-order` in
+    // `scripts/list_cost.sh` counts what its order costs).
     top: Level::cycling(
         &Name::all(crate::wire::envelope::MESSAGE_KEYS),
         &["jsonrpc", "id", "method", "params"],
