@@ -788,6 +788,56 @@ async fn serve_runs_the_router_with_its_header_timeout() {
     );
 }
 
+/// A kept-alive connection is closed once idle for the idle timeout, after
+/// requests that each woke the connection's task (its timer is polled once
+/// per arming, then only looked at), and not before.
+#[tokio::test]
+async fn serve_closes_a_connection_idle_after_requests() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let limits = ConnLimits {
+        header_timeout: Duration::from_secs(30),
+        idle_timeout: Duration::from_millis(400),
+        ..ConnLimits::default()
+    };
+    let app = router(McpService::new(&SERVER));
+    tokio::spawn(picomcp_tower::serve(listener, app, limits));
+
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut buf = vec![0u8; 4096];
+    // Requests 150 ms apart: each within the idle timeout of the last.
+    for _ in 0..4 {
+        s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        while !got.ends_with(b"ok") {
+            let n = s.read(&mut buf).await.unwrap();
+            assert!(
+                n > 0,
+                "closed while in use: {:?}",
+                String::from_utf8_lossy(&got)
+            );
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert!(got.starts_with(b"HTTP/1.1 200"));
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    let start = Instant::now();
+    let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut buf))
+        .await
+        .expect("closed by the idle timeout")
+        .unwrap();
+    assert_eq!(n, 0);
+    let took = start.elapsed();
+    // 400 ms after the last answer, 150 ms of which had passed.
+    assert!(
+        took >= Duration::from_millis(200) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+}
+
 /// Timeouts at the far edge (`Duration::MAX`: never) serve requests and
 /// neither panic nor close the connection: the deadline past what an
 /// `Instant` holds is no deadline.
