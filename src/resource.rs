@@ -416,6 +416,19 @@ where
     't: 'a,
 {
     let mut vars = Vars::default();
+    match_into(template, uri, &mut vars).then_some(vars)
+}
+
+/// [`match_template`] into `vars`: the server's read fills the one `Vars`
+/// it hands the handler instead of moving one out of each step (256 bytes
+/// on 64-bit targets, each move a `memcpy` call; `resources/read` 5,132 →
+/// 5,064 instructions, `scripts/list_cost.sh`). On a match, `vars` holds
+/// exactly its variables; otherwise its contents are unspecified.
+pub(crate) fn match_into<'a>(template: &'a str, uri: &'a str, vars: &mut Vars<'a>) -> bool {
+    match_vars(template, uri, vars).is_some()
+}
+
+fn match_vars<'a>(template: &'a str, uri: &'a str, vars: &mut Vars<'a>) -> Option<()> {
     let mut nvars = 0;
     let mut t = template;
     let mut u = uri;
@@ -465,7 +478,14 @@ where
             }
         }
     }
-    u.is_empty().then_some(vars)
+    if !u.is_empty() {
+        return None;
+    }
+    // What an earlier attempt (another template) left after ours.
+    for slot in vars.vars.iter_mut().skip(nvars) {
+        *slot = None;
+    }
+    Some(())
 }
 
 /// A `resources/read` request as a handler sees it.
@@ -620,6 +640,18 @@ mod tests {
                 .map(|(n, p)| (n.to_string(), p.to_string()))
                 .collect()
         })
+    }
+
+    #[test]
+    fn a_match_into_vars_an_earlier_attempt_filled_holds_only_its_own() {
+        let mut v = Vars::default();
+        // Two variables written, then the suffix fails.
+        assert!(!match_into("t://{x}/{y}/{z}!", "t://a/b/c", &mut v));
+        assert!(v.get("y").is_some());
+        assert!(match_into("t://{+w}", "t://a/b/c", &mut v));
+        let got: std::vec::Vec<_> = v.iter().map(|(n, p)| (n, p.to_string())).collect();
+        assert_eq!(got, std::vec![("w", "a/b/c".to_string())]);
+        assert!(v.get("x").is_none() && v.get("y").is_none());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::completion::Completions;
 use crate::context::Mrtr;
 use crate::context::{Notify, Track};
 use crate::prompt::Messages;
-use crate::resource::{Contents, ReadRequest};
+use crate::resource::{Contents, ReadRequest, Vars};
 use crate::tool::{Arguments, Reply, ReplyState};
 use crate::wire::json::Value;
 
@@ -241,7 +241,11 @@ impl<S> Server<'_, S> {
                             break 'read resp.invalid_params();
                         };
                         // What reads it, found again (the URI is unchanged).
-                        let Some(found) = self.find_read(uri) else {
+                        // `vars` is moved into the request here: declared
+                        // outside this block, it would stay in the future
+                        // beside the request (256 B more, `tests/asynch.rs`).
+                        let mut vars = Vars::default();
+                        let Some(found) = self.find_read(uri, &mut vars) else {
                             break 'read resp.invalid_params();
                         };
                         let Some(awaits) = found.awaits else {
@@ -250,7 +254,7 @@ impl<S> Server<'_, S> {
                         let Ok(input) = Self::mrtr_input(binding, state, responses) else {
                             break 'read Self::bad_state(resp);
                         };
-                        let request = ReadRequest::new(uri, found.vars);
+                        let request = ReadRequest::new(uri, vars);
                         (uri, found.cache, awaits, request, input)
                     };
                     let body_start = resp.open_result();

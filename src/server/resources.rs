@@ -51,19 +51,15 @@ impl<S> Server<'_, S> {
             return resp.invalid_params();
         };
         let uri: &str = uri;
-        let Some(found) = self.find_read(uri) else {
+        let mut vars = Vars::default();
+        let Some(found) = self.find_read(uri, &mut vars) else {
             return resp.error(
                 INVALID_PARAMS,
                 format_args!("Unknown resource: {uri}"),
                 Data::Uri(uri),
             );
         };
-        let Found {
-            handler,
-            vars,
-            cache,
-            ..
-        } = found;
+        let Found { handler, cache, .. } = found;
         #[cfg(feature = "async-handlers")]
         if found.awaits.is_some() {
             let start = (uri.as_ptr() as usize).wrapping_sub(base);
@@ -90,28 +86,26 @@ impl<S> Server<'_, S> {
 
     /// The resource, or template, that reads `uri`: exact URIs first, then
     /// templates in order.
-    pub(super) fn find_read<'u>(&self, uri: &'u str) -> Option<Found<'u, S>> {
+    pub(super) fn find_read<'u>(&self, uri: &'u str, vars: &mut Vars<'u>) -> Option<Found<S>> {
         self.resources
             .iter()
             .find(|r| r.descriptor.uri == uri)
             .map(|r| Found {
                 handler: r.handler,
-                vars: Vars::default(),
                 cache: r.descriptor.cache,
                 #[cfg(feature = "async-handlers")]
                 awaits: r.awaits.map(|i| (false, i)),
             })
             .or_else(|| {
                 self.templates.iter().find_map(|t| {
-                    crate::resource::match_template(t.descriptor.uri_template, uri).map(|vars| {
+                    crate::resource::match_into(t.descriptor.uri_template, uri, vars).then_some(
                         Found {
                             handler: t.handler,
-                            vars,
                             cache: t.descriptor.cache,
                             #[cfg(feature = "async-handlers")]
                             awaits: t.awaits.map(|i| (true, i)),
-                        }
-                    })
+                        },
+                    )
                 })
             })
     }
@@ -144,9 +138,8 @@ impl<S> Server<'_, S> {
 
 /// What reads a URI: the handler, the template's variables, the caching
 /// hint, and (async) whether a template and its async handler's index.
-pub(super) struct Found<'u, S> {
+pub(super) struct Found<S> {
     pub(super) handler: ResourceFn<S>,
-    pub(super) vars: Vars<'u>,
     pub(super) cache: Option<Cache>,
     #[cfg(feature = "async-handlers")]
     pub(super) awaits: Option<(bool, u16)>,
