@@ -122,6 +122,7 @@ pub(super) fn trim(value: &str) -> &str {
 /// 4 to 16 bytes as two overlapping words (`swar::two_words`), a longer
 /// name eight bytes at a time (the last eight overlapping), the case bit
 /// ignored where `lower` has a letter.
+#[inline(always)]
 fn same_name(name: &str, lower: &str) -> bool {
     let (a, b) = (name.as_bytes(), lower.as_bytes());
     let n = a.len();
@@ -194,19 +195,22 @@ impl Name {
 
     /// Which of ours `name` is (any ASCII case).
     fn of(name: &str) -> Option<Name> {
-        let want = match name.len() {
-            4 => Name::Host,
-            6 if name.as_bytes().first().is_some_and(|b| b | 0x20 == b'o') => Name::Origin,
-            6 => Name::Accept,
-            8 => Name::Named,
-            10 => Name::Method,
-            12 => Name::ContentType,
-            14 => Name::SessionId,
-            20 => Name::Version,
-            _ => return None,
-        };
-        let (_, lower) = Self::ALL.get(want as usize)?;
-        same_name(name, lower).then_some(want)
+        // Each arm compares with its own literal, so that its words and
+        // case bits are constants (`same_name` is inlined into each).
+        let is = |lower: &str, want: Name| same_name(name, lower).then_some(want);
+        match name.len() {
+            4 => is("host", Name::Host),
+            6 if name.as_bytes().first().is_some_and(|b| b | 0x20 == b'o') => {
+                is("origin", Name::Origin)
+            }
+            6 => is("accept", Name::Accept),
+            8 => is("mcp-name", Name::Named),
+            10 => is("mcp-method", Name::Method),
+            12 => is("content-type", Name::ContentType),
+            14 => is("mcp-session-id", Name::SessionId),
+            20 => is("mcp-protocol-version", Name::Version),
+            _ => None,
+        }
     }
 }
 
@@ -523,6 +527,26 @@ mod tests {
     /// The word-at-a-time comparison agrees with `eq_ignore_ascii_case`
     /// for every name the mapping reads: any case of each letter, and a
     /// byte changed anywhere (by the case bit too, where that is no case).
+    /// `Name::of` finds each name in any case, and nothing else of the
+    /// same length (each arm compares with its own literal).
+    #[test]
+    fn name_of_finds_each_name_in_any_case_and_no_other() {
+        for (want, lower) in Name::ALL {
+            for v in [lower.to_string(), lower.to_uppercase()] {
+                assert_eq!(Name::of(&v).map(|n| n as usize), Some(want as usize), "{v}");
+            }
+            for (i, _) in lower.char_indices() {
+                let mut b = lower.as_bytes().to_vec();
+                b[i] = if b[i] == b'x' { b'y' } else { b'x' };
+                let v = std::string::String::from_utf8(b).unwrap();
+                let found = Name::of(&v).map(|n| n as usize);
+                let other = Name::ALL.iter().find(|(_, l)| l.eq_ignore_ascii_case(&v));
+                assert_eq!(found, other.map(|(n, _)| *n as usize), "{v}");
+            }
+        }
+        assert!(Name::of("hostx").is_none() && Name::of("").is_none());
+    }
+
     #[test]
     fn same_name_is_ascii_case_insensitive_equality() {
         for (_, lower) in Name::ALL {
