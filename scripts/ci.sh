@@ -21,8 +21,10 @@ step "toolchain and targets"
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || rustup target add thumbv7em-none-eabihf
 cargo --version
 
-step "cargo fmt --check"
+step "cargo fmt --check (the workspace, and the fuzz and firmware workspaces)"
 cargo fmt --all -- --check
+(cd fuzz && cargo fmt -- --check)
+(cd examples/firmware && cargo fmt -- --check)
 
 step "layout: file sizes, layer order and import cycles of src/ (scripts/layout.py)"
 python3 scripts/layout.py

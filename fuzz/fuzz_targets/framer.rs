@@ -47,7 +47,10 @@ fn drain(framer: &mut LineFramer<Vec<u8>>, cap: usize, got: &mut Vec<Frame>) {
                 got.push(Frame::Line(line.to_vec()));
             }
             Status::Overflow { limit } => {
-                assert_eq!(limit, cap, "overflow reports the largest message: the buffer size");
+                assert_eq!(
+                    limit, cap,
+                    "overflow reports the largest message: the buffer size"
+                );
                 got.push(Frame::Overflow);
             }
             other => panic!("unknown status {other:?}"),

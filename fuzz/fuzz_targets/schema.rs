@@ -22,46 +22,75 @@ use picomcp::wire::emit::Writer;
 use picomcp::wire::json::{self, Limits, Value};
 use serde::Deserialize;
 
-const TOP: Schema = Schema::object(&[Property::new("n", Schema::integer().with(&Keywords::new().minimum(0).maximum(50)))])
-    .required(&["n"]);
+const TOP: Schema = Schema::object(&[Property::new(
+    "n",
+    Schema::integer().with(&Keywords::new().minimum(0).maximum(50)),
+)])
+.required(&["n"]);
 const ITEM: Schema = Schema::string().with(&Keywords::new().min_length(2).max_length(3));
 const RICH: Schema = Schema::object(&[
     Property::new(
         "name",
         Schema::string().nullable().title("Name").description("d"),
     ),
-    Property::new("tags", Schema::array(&ITEM).with(&Keywords::new().min_items(1).max_items(2))),
+    Property::new(
+        "tags",
+        Schema::array(&ITEM).with(&Keywords::new().min_items(1).max_items(2)),
+    ),
     Property::new(
         "color",
-        Schema::string().with(&Keywords::new().enum_values(&[Literal::Str("red"), Literal::Str("gr\u{e9}en \"q\"")])),
+        Schema::string().with(
+            &Keywords::new().enum_values(&[Literal::Str("red"), Literal::Str("gr\u{e9}en \"q\"")]),
+        ),
     ),
-    Property::new("even", Schema::integer().with(&Keywords::new().multiple_of(2))),
-    Property::new("zero", Schema::integer().with(&Keywords::new().multiple_of(0))),
+    Property::new(
+        "even",
+        Schema::integer().with(&Keywords::new().multiple_of(2)),
+    ),
+    Property::new(
+        "zero",
+        Schema::integer().with(&Keywords::new().multiple_of(0)),
+    ),
     Property::new(
         "ratio",
-        Schema::number()
-            .with(&Keywords::new().exclusive_minimum(Bound::Int(0))
-            .exclusive_maximum(Bound::decimal("1.5"))),
+        Schema::number().with(
+            &Keywords::new()
+                .exclusive_minimum(Bound::Int(0))
+                .exclusive_maximum(Bound::decimal("1.5")),
+        ),
     ),
-    Property::new("wide", Schema::number().with(&Keywords::new().minimum(i64::MIN).maximum(i64::MAX))),
+    Property::new(
+        "wide",
+        Schema::number().with(&Keywords::new().minimum(i64::MIN).maximum(i64::MAX)),
+    ),
     Property::new(
         "fine",
-        Schema::number()
-            .with(&Keywords::new().minimum_decimal("-0.5")
-            .maximum_decimal("1e300")),
+        Schema::number().with(
+            &Keywords::new()
+                .minimum_decimal("-0.5")
+                .maximum_decimal("1e300"),
+        ),
     ),
     Property::new(
         "tight",
-        Schema::integer()
-            .with(&Keywords::new().exclusive_minimum(Bound::decimal("-1e-300"))
-            .exclusive_maximum(Bound::Int(i64::MIN))),
+        Schema::integer().with(
+            &Keywords::new()
+                .exclusive_minimum(Bound::decimal("-1e-300"))
+                .exclusive_maximum(Bound::Int(i64::MIN)),
+        ),
     ),
-    Property::new("kind", Schema::string().with(&Keywords::new().const_value(Literal::Str("book")))),
+    Property::new(
+        "kind",
+        Schema::string().with(&Keywords::new().const_value(Literal::Str("book"))),
+    ),
     Property::new(
         "flag",
         Schema::of(Types::ANY).with(&Keywords::new().const_value(Literal::Bool(true))),
     ),
-    Property::new("nothing", Schema::null().with(&Keywords::new().const_value(Literal::Null))),
+    Property::new(
+        "nothing",
+        Schema::null().with(&Keywords::new().const_value(Literal::Null)),
+    ),
     Property::new(
         "count",
         Schema::of(Types::ANY).with(&Keywords::new().const_value(Literal::Int(-7))),
@@ -72,7 +101,10 @@ const RICH: Schema = Schema::object(&[
             .required(&["ok", "a/b~c"])
             .additional_properties(false),
     ),
-    Property::new("any", Schema::ANY.with(&Keywords::new().default_json("{\"x\":[1,2]}"))),
+    Property::new(
+        "any",
+        Schema::ANY.with(&Keywords::new().default_json("{\"x\":[1,2]}")),
+    ),
 ])
 .required(&["name"]);
 const UNION: Schema = Schema::of(
@@ -83,27 +115,36 @@ const UNION: Schema = Schema::of(
         .or(Types::OBJECT)
         .or(Types::BOOLEAN),
 )
-.with(&Keywords::new().enum_values(&[
-    Literal::Null,
-    Literal::Bool(false),
-    Literal::Int(i64::MIN),
-    Literal::Int(0),
-    Literal::Str(""),
-    Literal::Str("\u{1f600}/\\"),
-])
-.min_length(0)
-.max_length(u32::MAX)
-.min_items(u32::MAX)
-.max_items(0));
+.with(
+    &Keywords::new()
+        .enum_values(&[
+            Literal::Null,
+            Literal::Bool(false),
+            Literal::Int(i64::MIN),
+            Literal::Int(0),
+            Literal::Str(""),
+            Literal::Str("\u{1f600}/\\"),
+        ])
+        .min_length(0)
+        .max_length(u32::MAX)
+        .min_items(u32::MAX)
+        .max_items(0),
+);
 const NUMBERS: Schema = Schema::array(
-    &Schema::number()
-        .with(&Keywords::new().minimum(-3)
-        .maximum_decimal("3.25")
-        .multiple_of(3)),
+    &Schema::number().with(
+        &Keywords::new()
+            .minimum(-3)
+            .maximum_decimal("3.25")
+            .multiple_of(3),
+    ),
 )
 .with(&Keywords::new().max_items(1000));
-const STRINGS: Schema = Schema::array(&Schema::string().with(&Keywords::new().min_length(1).max_length(4)).nullable())
-    .additional_properties(true);
+const STRINGS: Schema = Schema::array(
+    &Schema::string()
+        .with(&Keywords::new().min_length(1).max_length(4))
+        .nullable(),
+)
+.additional_properties(true);
 static LOOP: Schema = Schema::array(&LOOP).with(&Keywords::new().min_items(1));
 
 static SCHEMAS: [&Schema<'static>; 7] =
