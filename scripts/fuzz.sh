@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fuzz picomcp's core with cargo-fuzz (libFuzzer + AddressSanitizer, debug
-# assertions on): targets framer, json, schema and server in fuzz/.
+# assertions on): targets framer, json, schema, server and http in fuzz/.
 #
 # Usage: scripts/fuzz.sh               (from anywhere; runs in the repo root)
 #   FUZZ_SECONDS=N   seconds per target (default 60)
-#   FUZZ_TARGETS="json server"   a subset (default: all four)
+#   FUZZ_TARGETS="json server"   a subset (default: all five)
 #
 # Needs the nightly toolchain (exits 0 with a message when there is none) and
 # installs cargo-fuzz when missing. Seeds fuzz/corpus/ from tests/data (see
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-read -r -a targets <<<"${FUZZ_TARGETS:-framer json schema server}"
+read -r -a targets <<<"${FUZZ_TARGETS:-framer json schema server http}"
 started=$(date +%s)
 
 if ! rustup toolchain list 2>/dev/null | grep -q nightly; then
