@@ -162,6 +162,24 @@ pub(super) fn check_params<'h>(
     walk(schema, arguments, get, 0, message)
 }
 
+/// Whether a property of `schema` at `depth`, or one within it down to
+/// the depth [`check_params`] reads, sets `x-mcp-header`: with none in any
+/// tool, `check_params` can only pass, and the mapping skips it (and the
+/// look-up of the tool it needs).
+pub(super) const fn has_header(schema: &Schema<'_>, depth: usize) -> bool {
+    if depth > MAX_SCHEMA_DEPTH {
+        return false;
+    }
+    let mut rest = schema.properties;
+    while let [p, tail @ ..] = rest {
+        if p.schema.header.is_some() || has_header(&p.schema, depth + 1) {
+            return true;
+        }
+        rest = tail;
+    }
+    false
+}
+
 fn walk<'h>(
     schema: &Schema<'_>,
     arguments: Option<Value<'_>>,
@@ -407,5 +425,26 @@ mod tests {
         );
         // Not an object there: nothing to mirror.
         assert_eq!(check(r#"{"target":5}"#, &[]), Ok(()));
+    }
+
+    #[test]
+    fn has_header_finds_a_header_wherever_check_params_reads_one() {
+        assert!(has_header(&ARGS, 0));
+        const NONE: Schema = Schema::object(&[
+            Property::new("a", Schema::string()),
+            Property::new(
+                "b",
+                Schema::object(&[Property::new("c", Schema::integer())]),
+            ),
+        ]);
+        assert!(!has_header(&NONE, 0));
+        const NESTED: Schema = Schema::object(&[Property::new(
+            "t",
+            Schema::object(&[Property::new("zone", Schema::string().header("Zone"))]),
+        )]);
+        assert!(has_header(&NESTED, 0));
+        // At the depth `walk` stops reading, a header is not looked for.
+        assert!(has_header(&NESTED, MAX_SCHEMA_DEPTH - 1));
+        assert!(!has_header(&NESTED, MAX_SCHEMA_DEPTH));
     }
 }

@@ -170,6 +170,12 @@ impl<'s, S> Server<'s, S> {
         self
     }
 
+    /// The registered tools (read once by the HTTP mapping, when it is
+    /// built, for their `x-mcp-header` annotations).
+    pub(crate) const fn registered_tools(&self) -> &'s [Tool<S>] {
+        self.tools
+    }
+
     /// Register the tools, in listing order.
     pub const fn tools(mut self, tools: &'s [Tool<S>]) -> Self {
         self.tools = tools;
