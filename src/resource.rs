@@ -422,7 +422,7 @@ where
 /// [`match_template`] into `vars`: the server's read fills the one `Vars`
 /// it hands the handler instead of moving one out of each step (256 bytes
 /// on 64-bit targets, each move a `memcpy` call; `resources/read` 5,132 →
-/// 5,064 instructions, `scripts/list_cost.sh`). On a match, `vars` holds
+/// 5,075 instructions, `scripts/list_cost.sh`). On a match, `vars` holds
 /// exactly its variables; otherwise its contents are unspecified.
 pub(crate) fn match_into<'a>(template: &'a str, uri: &'a str, vars: &mut Vars<'a>) -> bool {
     match_vars(template, uri, vars).is_some()

@@ -524,9 +524,6 @@ mod tests {
         }
     }
 
-    /// The word-at-a-time comparison agrees with `eq_ignore_ascii_case`
-    /// for every name the mapping reads: any case of each letter, and a
-    /// byte changed anywhere (by the case bit too, where that is no case).
     /// `Name::of` finds each name in any case, and nothing else of the
     /// same length (each arm compares with its own literal).
     #[test]
@@ -547,6 +544,9 @@ mod tests {
         assert!(Name::of("hostx").is_none() && Name::of("").is_none());
     }
 
+    /// The word-at-a-time comparison agrees with `eq_ignore_ascii_case`
+    /// for every name the mapping reads: any case of each letter, and a
+    /// byte changed anywhere (by the case bit too, where that is no case).
     #[test]
     fn same_name_is_ascii_case_insensitive_equality() {
         for (_, lower) in Name::ALL {

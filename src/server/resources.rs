@@ -136,8 +136,9 @@ impl<S> Server<'_, S> {
     }
 }
 
-/// What reads a URI: the handler, the template's variables, the caching
-/// hint, and (async) whether a template and its async handler's index.
+/// What reads a URI: the handler, the caching hint, and (async) whether a
+/// template and its async handler's index (the template's variables are
+/// written into the caller's `Vars`).
 pub(super) struct Found<S> {
     pub(super) handler: ResourceFn<S>,
     pub(super) cache: Option<Cache>,
