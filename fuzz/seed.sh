@@ -50,17 +50,24 @@ def compact(raw_line):
     except ValueError:
         return None
 
+def scenarios():
+    """Each vector file's client-to-server messages, in order."""
+    for name in sorted(os.listdir(vectors)):
+        if not name.endswith(".jsonl"):
+            continue
+        msgs = []
+        with open(os.path.join(vectors, name), "rb") as f:
+            for raw in f:
+                if raw.strip():
+                    m = compact(raw)
+                    if m is not None:
+                        msgs.append(m)
+        yield msgs
+
 sessions = []
-for name in sorted(os.listdir(vectors)):
-    if not name.endswith(".jsonl"):
-        continue
-    msgs = []
-    with open(os.path.join(vectors, name), "rb") as f:
-        for raw in f:
-            if raw.strip():
-                m = compact(raw)
-                if m is not None and b"\n" not in m:
-                    msgs.append(m)
+for scenario in scenarios():
+    # One message per line: none with a raw newline in it.
+    msgs = [m for m in scenario if b"\n" not in m]
     for m in msgs:
         put("json", m)
         put("schema", m)
@@ -121,16 +128,7 @@ def is_initialize(m):
     except (ValueError, AttributeError):
         return False
 
-for name in sorted(os.listdir(vectors)):
-    if not name.endswith(".jsonl"):
-        continue
-    msgs = []
-    with open(os.path.join(vectors, name), "rb") as f:
-        for raw in f:
-            if raw.strip():
-                m = compact(raw)
-                if m is not None:
-                    msgs.append(m)
+for msgs in scenarios():
     modern = [m for m in msgs if b"io.modelcontextprotocol/protocolVersion" in m]
     legacy = [m for m in msgs if m not in modern]
     for i in range(0, len(modern), 4):

@@ -50,15 +50,13 @@
 //!   (`handle`, same state: the `Headers` contract).
 #![no_main]
 
+mod counting;
 #[path = "../../examples/bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
 mod util;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::collections::BTreeMap;
-
+use counting::no_alloc;
 use libfuzzer_sys::fuzz_target;
 use picomcp::Server;
 use picomcp::http::{
@@ -66,11 +64,10 @@ use picomcp::http::{
     status_for_error,
 };
 use picomcp::server::Waiting;
-use serde::de::IgnoredAny;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use util::is_ws;
+use util::{Envelope, Expect, classify, present};
 
 static SERVER: Server<'static, shop::Shop> = shop::server();
 
@@ -95,65 +92,6 @@ const REQUEST_ID: &[u8] = b"@RQ@";
 /// The statuses the module docs name.
 const STATUSES: [u16; 10] = [200, 202, 400, 403, 404, 405, 406, 409, 415, 503];
 const SSE_PREFIX: &str = "event: message\ndata: ";
-
-// ---------------------------------------------------------------------------
-// Allocation counting (per thread, armed only around the mapping)
-// ---------------------------------------------------------------------------
-
-struct Counting;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count() {
-    let _ = ARMED.try_with(|armed| {
-        if armed.get() {
-            let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Run `f` with allocation counting armed; panics if it allocated.
-fn no_alloc<T>(what: &str, f: impl FnOnce() -> T) -> T {
-    ALLOCS.with(|n| n.set(0));
-    ARMED.with(|a| a.set(true));
-    let t = f();
-    ARMED.with(|a| a.set(false));
-    let allocs = ALLOCS.with(Cell::get);
-    assert_eq!(allocs, 0, "picomcp allocated {allocs} times in {what}");
-    t
-}
 
 // ---------------------------------------------------------------------------
 // Decoding the input
@@ -520,109 +458,6 @@ impl Headers for ByName<'_> {
     }
     fn unreadable(&self, name: &str) -> bool {
         Headers::unreadable(self.0, name)
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The model: what the body asks for (as in the server target)
-// ---------------------------------------------------------------------------
-
-#[derive(Debug)]
-enum Expect {
-    /// No answer (notification, client response, blank body).
-    Nothing,
-    /// Exactly one answer with this id token (`None`: `"id":null`).
-    Answer(Option<String>),
-    /// A non-empty JSON array.
-    MaybeBatch,
-    /// The model cannot tell.
-    Unknown,
-}
-
-/// The members `envelope::parse` looks at, kept raw (`null` included).
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    method: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
-}
-
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-/// Classify a body the way JSON-RPC 2.0 and DESIGN.md say it must be
-/// treated (the server target's `classify`, for a whole body).
-fn classify(body: &[u8]) -> Expect {
-    if body.iter().all(|&b| is_ws(b)) {
-        return Expect::Nothing;
-    }
-    if std::str::from_utf8(body).is_err()
-        || serde_json::from_slice::<IgnoredAny>(body).is_err()
-        || util::max_depth_outside_strings(body) > 32
-        || util::has_lone_surrogate(body)
-    {
-        return Expect::Answer(None);
-    }
-    let first = body.iter().copied().find(|&b| !is_ws(b));
-    if first == Some(b'[') {
-        let empty = serde_json::from_slice::<Vec<IgnoredAny>>(body).is_ok_and(|v| v.is_empty());
-        return if empty {
-            Expect::Answer(None)
-        } else {
-            Expect::MaybeBatch
-        };
-    }
-    if first != Some(b'{') {
-        return Expect::Answer(None);
-    }
-    let env = match serde_json::from_slice::<Envelope<'_>>(body) {
-        Ok(env) => env,
-        Err(e) if e.to_string().contains("duplicate field") => return Expect::Answer(None),
-        Err(_) => return Expect::Unknown,
-    };
-    let id_ok = env.id.map(RawValue::get).filter(|t| {
-        t.starts_with('"')
-            || (t.starts_with(|c: char| c == '-' || c.is_ascii_digit())
-                && !t.contains(['.', 'e', 'E']))
-    });
-    let jsonrpc_ok = env
-        .jsonrpc
-        .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
-        .is_some_and(|s| s == "2.0");
-    let answer = |id: Option<&str>| Expect::Answer(id.map(str::to_owned));
-    if !jsonrpc_ok {
-        return answer(id_ok);
-    }
-    if env.method.is_none() {
-        let keys = serde_json::from_slice::<BTreeMap<String, IgnoredAny>>(body).unwrap_or_default();
-        if keys.contains_key("result") || keys.contains_key("error") {
-            return Expect::Nothing;
-        }
-    }
-    if env.id.is_some() && id_ok.is_none() {
-        return answer(None);
-    }
-    let Some(method) = env.method else {
-        return answer(id_ok);
-    };
-    if !method.get().starts_with('"') {
-        return answer(id_ok);
-    }
-    if let Some(p) = env.params
-        && p.get() != "null"
-        && !p.get().starts_with('{')
-    {
-        return answer(id_ok);
-    }
-    match id_ok {
-        Some(id) => answer(Some(id)),
-        None => Expect::Nothing,
     }
 }
 

@@ -21,23 +21,19 @@
 //!   the answers must match that list exactly.
 #![no_main]
 
+mod counting;
 #[path = "../../examples/bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
 mod util;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Mutex, OnceLock};
 
+use counting::no_alloc;
 use libfuzzer_sys::fuzz_target;
 use picomcp::Server;
-use serde::de::IgnoredAny;
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
-use util::{Frame, is_ws, reference_frames};
+use util::{Expect, Frame, classify, reference_frames};
 
 static SERVER: Server<'static, shop::Shop> = shop::server();
 
@@ -57,54 +53,6 @@ const SINK_CAP: usize = 32 << 20;
 /// gives (a 16 KiB request, 28 KiB mapped, ~14 KiB used by one request), so
 /// this leaves about 5x headroom. `PICOMCP_FUZZ_STACK=bytes` overrides it.
 const STACK: usize = 128 << 10;
-
-// ---------------------------------------------------------------------------
-// Allocation counting (per thread, armed only around `serve`)
-// ---------------------------------------------------------------------------
-
-struct Counting;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count() {
-    let _ = ARMED.try_with(|armed| {
-        if armed.get() {
-            let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 // ---------------------------------------------------------------------------
 // In-memory transport
@@ -170,113 +118,6 @@ impl embedded_io::Write for MemIo<'_> {
 // ---------------------------------------------------------------------------
 // The model: what each input line must produce
 // ---------------------------------------------------------------------------
-
-/// What one framed line must produce.
-#[derive(Debug)]
-enum Expect {
-    /// No answer (notification, client response, blank line).
-    Nothing,
-    /// Exactly one answer with this id token (`None`: `"id":null`).
-    Answer(Option<String>),
-    /// One `message too large` error.
-    Overflow,
-    /// A non-empty JSON array: one batch answer (array, or a `null`-id error
-    /// about batches), or none when every element is a notification.
-    MaybeBatch,
-    /// The model cannot tell (should not happen); only counts are checked.
-    Unknown,
-}
-
-/// The members `envelope::parse` looks at, kept raw (`null` included).
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    method: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
-}
-
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-/// Classify one complete line (terminator already removed) the way JSON-RPC
-/// 2.0 and the README say it must be treated.
-fn classify(line: &[u8]) -> Expect {
-    if line.iter().all(|&b| is_ws(b)) {
-        return Expect::Nothing;
-    }
-    // Not strict JSON (or nested deeper than 32): a parse error, `id` null.
-    if std::str::from_utf8(line).is_err()
-        || serde_json::from_slice::<IgnoredAny>(line).is_err()
-        || util::max_depth_outside_strings(line) > 32
-        || util::has_lone_surrogate(line)
-    {
-        return Expect::Answer(None);
-    }
-    let first = line.iter().copied().find(|&b| !is_ws(b));
-    if first == Some(b'[') {
-        let empty = serde_json::from_slice::<Vec<IgnoredAny>>(line).is_ok_and(|v| v.is_empty());
-        return if empty {
-            Expect::Answer(None)
-        } else {
-            Expect::MaybeBatch
-        };
-    }
-    if first != Some(b'{') {
-        return Expect::Answer(None); // not an object
-    }
-    let env = match serde_json::from_slice::<Envelope<'_>>(line) {
-        Ok(env) => env,
-        Err(e) if e.to_string().contains("duplicate field") => return Expect::Answer(None),
-        Err(_) => return Expect::Unknown,
-    };
-    let id_ok = env.id.map(RawValue::get).filter(|t| {
-        t.starts_with('"')
-            || (t.starts_with(|c: char| c == '-' || c.is_ascii_digit())
-                && !t.contains(['.', 'e', 'E']))
-    });
-    let jsonrpc_ok = env
-        .jsonrpc
-        .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
-        .is_some_and(|s| s == "2.0");
-    let answer = |id: Option<&str>| Expect::Answer(id.map(str::to_owned));
-    if !jsonrpc_ok {
-        return answer(id_ok);
-    }
-    if env.method.is_none() {
-        // A response from the client (`result` or `error`, no `method`) is
-        // never answered, whatever its id (even `null`): answering could
-        // make two peers exchange errors forever.
-        let keys = serde_json::from_slice::<BTreeMap<String, IgnoredAny>>(line).unwrap_or_default();
-        if keys.contains_key("result") || keys.contains_key("error") {
-            return Expect::Nothing;
-        }
-    }
-    if env.id.is_some() && id_ok.is_none() {
-        return answer(None);
-    }
-    let Some(method) = env.method else {
-        return answer(id_ok);
-    };
-    if !method.get().starts_with('"') {
-        return answer(id_ok);
-    }
-    if let Some(p) = env.params
-        && p.get() != "null"
-        && !p.get().starts_with('{')
-    {
-        return answer(id_ok);
-    }
-    match id_ok {
-        Some(id) => answer(Some(id)),
-        None => Expect::Nothing, // a notification
-    }
-}
 
 // ---------------------------------------------------------------------------
 // Checking the output
@@ -428,12 +269,9 @@ fn serve_and_check(input: &[u8], sink: &mut [u8]) {
         out: sink,
         len: 0,
     };
-    ALLOCS.with(|n| n.set(0));
-    ARMED.with(|a| a.set(true));
-    let result = picomcp::transport::serve(&SERVER, &mut io, &mut inbuf, &mut outbuf);
-    ARMED.with(|a| a.set(false));
-    let allocs = ALLOCS.with(Cell::get);
-    assert_eq!(allocs, 0, "picomcp allocated {allocs} times while serving");
+    let result = no_alloc("serve", || {
+        picomcp::transport::serve(&SERVER, &mut io, &mut inbuf, &mut outbuf)
+    });
     if let Err(e) = result {
         panic!("serve failed: {e:?} after writing {} bytes", io.len);
     }
