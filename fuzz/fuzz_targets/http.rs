@@ -51,6 +51,7 @@
 #![no_main]
 
 mod counting;
+mod model;
 #[path = "../../examples/bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
@@ -58,6 +59,7 @@ mod util;
 
 use counting::no_alloc;
 use libfuzzer_sys::fuzz_target;
+use model::{Envelope, Expect, classify, present};
 use picomcp::Server;
 use picomcp::http::{
     EVENT_STREAM, Headers, Http, JSON, Request, Response, SessionId, Sessions, Streams,
@@ -67,7 +69,6 @@ use picomcp::server::Waiting;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use util::{Envelope, Expect, classify, present};
 
 static SERVER: Server<'static, shop::Shop> = shop::server();
 

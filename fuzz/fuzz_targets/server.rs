@@ -22,6 +22,7 @@
 #![no_main]
 
 mod counting;
+mod model;
 #[path = "../../examples/bookshop/src/shop.rs"]
 #[allow(dead_code)]
 mod shop;
@@ -32,8 +33,9 @@ use std::sync::{Mutex, OnceLock};
 
 use counting::no_alloc;
 use libfuzzer_sys::fuzz_target;
+use model::{Expect, classify};
 use picomcp::Server;
-use util::{Expect, Frame, classify, reference_frames};
+use util::{Frame, reference_frames};
 
 static SERVER: Server<'static, shop::Shop> = shop::server();
 
