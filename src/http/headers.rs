@@ -375,15 +375,13 @@ pub(super) fn hostname(authority: &str) -> &str {
             None => authority,
         };
     }
-    match authority.bytes().rposition(|b| b == b':') {
-        Some(at)
-            if authority
-                .as_bytes()
-                .get(at + 1..)
-                .is_some_and(|port| port.iter().all(u8::is_ascii_digit)) =>
-        {
-            authority.get(..at).unwrap_or(authority)
-        }
+    // The last `:` with only digits after it: a run of digits at the end
+    // with a `:` before it (one backward scan, not a search for the `:`
+    // and a second look at the port).
+    let b = authority.as_bytes();
+    let port = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    match b.len().checked_sub(port + 1) {
+        Some(at) if b.get(at) == Some(&b':') => authority.get(..at).unwrap_or(authority),
         _ => authority,
     }
 }
@@ -521,6 +519,40 @@ mod tests {
             "\t\t\t\t\t\t\t\t\t",
         ] {
             assert_eq!(readable(v), slow(v), "{v:?}");
+        }
+    }
+
+    /// `hostname` strips a port as a search for the last `:` followed by
+    /// digits only would: every string of up to 6 bytes over `a1:[]`.
+    #[test]
+    fn hostname_strips_a_port_as_the_last_colon_with_digits_after() {
+        fn reference(authority: &str) -> &str {
+            match authority.bytes().rposition(|b| b == b':') {
+                Some(at)
+                    if authority.as_bytes()[at + 1..]
+                        .iter()
+                        .all(u8::is_ascii_digit) =>
+                {
+                    &authority[..at]
+                }
+                _ => authority,
+            }
+        }
+        let alphabet = [b'a', b'1', b':', b'[', b']'];
+        let mut s = std::vec::Vec::new();
+        for len in 0..=6u32 {
+            for mut code in 0..5usize.pow(len) {
+                s.clear();
+                for _ in 0..len {
+                    s.push(alphabet[code % 5]);
+                    code /= 5;
+                }
+                let a = core::str::from_utf8(&s).unwrap();
+                if a.starts_with('[') {
+                    continue; // the bracketed form has its own branch
+                }
+                assert_eq!(hostname(a), reference(a), "{a:?}");
+            }
         }
     }
 
