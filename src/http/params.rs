@@ -163,9 +163,10 @@ pub(super) fn check_params<'h>(
 }
 
 /// Whether a property of `schema` at `depth`, or one within it down to
-/// the depth [`check_params`] reads, sets `x-mcp-header`: with none in any
-/// tool, `check_params` can only pass, and the mapping skips it (and the
-/// look-up of the tool it needs).
+/// [`MAX_SCHEMA_DEPTH`], sets `x-mcp-header`: the one definition of where
+/// headers are read. [`check_params`] descends only where this holds, and
+/// with none in any tool it can only pass: the mapping then skips it (and
+/// the look-up of the tool it needs).
 pub(super) const fn has_header(schema: &Schema<'_>, depth: usize) -> bool {
     if depth > MAX_SCHEMA_DEPTH {
         return false;
@@ -187,13 +188,12 @@ fn walk<'h>(
     depth: usize,
     message: &mut Message,
 ) -> Result<(), ()> {
-    if depth > MAX_SCHEMA_DEPTH {
-        return Ok(());
-    }
     let object = arguments.filter(|a| a.kind() == Kind::Object);
     for p in schema.properties {
-        // Looked up only for a property that has a header or leads to one.
-        if p.schema.header.is_none() && p.schema.properties.is_empty() {
+        // Looked up only for a property that has a header or leads to one
+        // (`has_header` also keeps the descent within `MAX_SCHEMA_DEPTH`).
+        let deeper = has_header(&p.schema, depth + 1);
+        if p.schema.header.is_none() && !deeper {
             continue;
         }
         let value = object.and_then(|a| a.get(p.name));
@@ -204,7 +204,7 @@ fn walk<'h>(
             let _ = write!(message, "Header mismatch: {PREFIX}{name}{}", why.text());
             return Err(());
         }
-        if !p.schema.properties.is_empty() {
+        if deeper {
             walk(&p.schema, value, get, depth + 1, message)?;
         }
     }
@@ -446,5 +446,33 @@ mod tests {
         // At the depth `walk` stops reading, a header is not looked for.
         assert!(has_header(&NESTED, MAX_SCHEMA_DEPTH - 1));
         assert!(!has_header(&NESTED, MAX_SCHEMA_DEPTH));
+    }
+
+    /// A header is read down to `MAX_SCHEMA_DEPTH` and not below: a header
+    /// sent for a property at that depth (with no argument) is refused,
+    /// one level deeper it is not looked at.
+    #[test]
+    fn headers_are_read_to_the_schema_depth_limit_and_no_deeper() {
+        fn nested(depth: usize) -> &'static Schema<'static> {
+            let mut s = Schema::object(std::boxed::Box::leak(std::boxed::Box::new([
+                Property::new("x", Schema::string().header("X")),
+            ])));
+            for _ in 0..depth {
+                let props = std::boxed::Box::leak(std::boxed::Box::new([Property::new("n", s)]));
+                s = Schema::object(props);
+            }
+            std::boxed::Box::leak(std::boxed::Box::new(s))
+        }
+        let get = |name: &str| name.eq_ignore_ascii_case("mcp-param-x").then_some("1");
+        for (depth, read) in [(MAX_SCHEMA_DEPTH, true), (MAX_SCHEMA_DEPTH + 1, false)] {
+            let schema = nested(depth);
+            assert_eq!(has_header(schema, 0), read, "depth {depth}");
+            let mut m = Message::new();
+            assert_eq!(
+                check_params(schema, None, &get, &mut m).is_err(),
+                read,
+                "depth {depth}"
+            );
+        }
     }
 }
