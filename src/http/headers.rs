@@ -164,7 +164,7 @@ fn readable(value: &str) -> bool {
     }
 }
 
-/// The headers the mapping reads by name (in [`Name::ALL`]'s order).
+/// The headers the mapping reads by name ([`Name::lower`]).
 #[derive(Clone, Copy)]
 enum Name {
     Host,
@@ -182,33 +182,46 @@ enum Name {
 }
 
 impl Name {
-    const ALL: [(Name, &'static str); 8] = [
-        (Name::Host, "host"),
-        (Name::Origin, "origin"),
-        (Name::Version, "mcp-protocol-version"),
-        (Name::Accept, "accept"),
-        (Name::ContentType, "content-type"),
-        (Name::Method, "mcp-method"),
-        (Name::Named, "mcp-name"),
-        (Name::SessionId, "mcp-session-id"),
+    /// Every name, in the order of their discriminants (`Seen::first`'s).
+    const ALL: [Name; 8] = [
+        Name::Host,
+        Name::Origin,
+        Name::Version,
+        Name::Accept,
+        Name::ContentType,
+        Name::Method,
+        Name::Named,
+        Name::SessionId,
     ];
+
+    /// The name in lowercase: its one spelling.
+    const fn lower(self) -> &'static str {
+        match self {
+            Name::Host => "host",
+            Name::Origin => "origin",
+            Name::Version => "mcp-protocol-version",
+            Name::Accept => "accept",
+            Name::ContentType => "content-type",
+            Name::Method => "mcp-method",
+            Name::Named => "mcp-name",
+            Name::SessionId => "mcp-session-id",
+        }
+    }
 
     /// Which of ours `name` is (any ASCII case).
     fn of(name: &str) -> Option<Name> {
-        // Each arm compares with its own literal, so that its words and
-        // case bits are constants (`same_name` is inlined into each).
-        let is = |lower: &str, want: Name| same_name(name, lower).then_some(want);
+        // Each arm compares with one name, so that its text, words and case
+        // bits are constants (`same_name` is inlined into each).
+        let is = |want: Name| same_name(name, want.lower()).then_some(want);
         match name.len() {
-            4 => is("host", Name::Host),
-            6 if name.as_bytes().first().is_some_and(|b| b | 0x20 == b'o') => {
-                is("origin", Name::Origin)
-            }
-            6 => is("accept", Name::Accept),
-            8 => is("mcp-name", Name::Named),
-            10 => is("mcp-method", Name::Method),
-            12 => is("content-type", Name::ContentType),
-            14 => is("mcp-session-id", Name::SessionId),
-            20 => is("mcp-protocol-version", Name::Version),
+            4 => is(Name::Host),
+            6 if name.as_bytes().first().is_some_and(|b| b | 0x20 == b'o') => is(Name::Origin),
+            6 => is(Name::Accept),
+            8 => is(Name::Named),
+            10 => is(Name::Method),
+            12 => is(Name::ContentType),
+            14 => is(Name::SessionId),
+            20 => is(Name::Version),
             _ => None,
         }
     }
@@ -252,10 +265,14 @@ impl<'h> Seen<'h> {
         });
         if !listed {
             seen = Seen::default();
-            for ((_, name), slot) in Name::ALL.iter().zip(&mut seen.first) {
-                *slot = headers.get(name).map(Some);
+            for (name, slot) in Name::ALL.iter().zip(&mut seen.first) {
+                *slot = headers.get(name.lower()).map(Some);
             }
-            for (i, name) in ["host", "origin"].into_iter().enumerate() {
+            for (i, name) in [Name::Host, Name::Origin]
+                .map(Name::lower)
+                .into_iter()
+                .enumerate()
+            {
                 if let (Some(n), Some(bad)) = (seen.count.get_mut(i), seen.unreadable.get_mut(i)) {
                     *n = headers.count(name);
                     *bad = headers.unreadable(name);
@@ -560,7 +577,9 @@ mod tests {
     /// same length (each arm compares with its own literal).
     #[test]
     fn name_of_finds_each_name_in_any_case_and_no_other() {
-        for (want, lower) in Name::ALL {
+        for (i, want) in Name::ALL.into_iter().enumerate() {
+            assert_eq!(want as usize, i, "ALL is in discriminant order");
+            let lower = want.lower();
             for v in [lower.to_string(), lower.to_uppercase()] {
                 assert_eq!(Name::of(&v).map(|n| n as usize), Some(want as usize), "{v}");
             }
@@ -569,8 +588,10 @@ mod tests {
                 b[i] = if b[i] == b'x' { b'y' } else { b'x' };
                 let v = std::string::String::from_utf8(b).unwrap();
                 let found = Name::of(&v).map(|n| n as usize);
-                let other = Name::ALL.iter().find(|(_, l)| l.eq_ignore_ascii_case(&v));
-                assert_eq!(found, other.map(|(n, _)| *n as usize), "{v}");
+                let other = Name::ALL
+                    .iter()
+                    .find(|n| n.lower().eq_ignore_ascii_case(&v));
+                assert_eq!(found, other.map(|n| *n as usize), "{v}");
             }
         }
         assert!(Name::of("hostx").is_none() && Name::of("").is_none());
@@ -581,7 +602,7 @@ mod tests {
     /// byte changed anywhere (by the case bit too, where that is no case).
     #[test]
     fn same_name_is_ascii_case_insensitive_equality() {
-        for (_, lower) in Name::ALL {
+        for lower in Name::ALL.map(Name::lower) {
             let mut variants = std::vec![lower.to_uppercase(), std::string::String::from(lower)];
             for i in 0..lower.len() {
                 for flip in [0x20u8, 0x01, 0x40] {
