@@ -59,7 +59,7 @@ mod util;
 
 use counting::no_alloc;
 use libfuzzer_sys::fuzz_target;
-use model::{Envelope, Expect, classify, present};
+use model::{Envelope, Expect, check_response, classify, present};
 use picomcp::Server;
 use picomcp::http::{
     EVENT_STREAM, Headers, Http, JSON, Request, Response, SessionId, Sessions, Streams,
@@ -529,26 +529,6 @@ impl Msg {
 struct RawId<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-}
-
-fn check_response(v: &Value, text: &str) {
-    assert!(v.is_object(), "an answer is an object: {text}");
-    assert_eq!(
-        v.get("jsonrpc").and_then(Value::as_str),
-        Some("2.0"),
-        "{text}"
-    );
-    let id = v
-        .get("id")
-        .unwrap_or_else(|| panic!("an answer has an id: {text}"));
-    assert!(id.is_string() || id.is_number() || id.is_null(), "{text}");
-    assert!(
-        v.get("result").is_some() != v.get("error").is_some(),
-        "exactly one of result/error: {text}"
-    );
-    if let Some(e) = v.get("error") {
-        assert!(e["code"].is_i64() && e["message"].is_string(), "{text}");
-    }
 }
 
 /// A JSON-RPC message: a response, a notification or a request.

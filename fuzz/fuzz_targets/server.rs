@@ -33,7 +33,7 @@ use std::sync::{Mutex, OnceLock};
 
 use counting::no_alloc;
 use libfuzzer_sys::fuzz_target;
-use model::{Expect, classify};
+use model::{Expect, check_response, classify};
 use picomcp::Server;
 use util::{Frame, reference_frames};
 
@@ -118,34 +118,10 @@ impl embedded_io::Write for MemIo<'_> {
 }
 
 // ---------------------------------------------------------------------------
-// The model: what each input line must produce
-// ---------------------------------------------------------------------------
-
-// ---------------------------------------------------------------------------
 // Checking the output
 // ---------------------------------------------------------------------------
 
 const PREFIX: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
-
-fn check_response(v: &serde_json::Value, line: &str) {
-    assert!(v.is_object(), "an answer is an object: {line}");
-    assert_eq!(
-        v.get("jsonrpc").and_then(|j| j.as_str()),
-        Some("2.0"),
-        "{line}"
-    );
-    let id = v
-        .get("id")
-        .unwrap_or_else(|| panic!("an answer has an id: {line}"));
-    assert!(id.is_string() || id.is_number() || id.is_null(), "{line}");
-    assert!(
-        v.get("result").is_some() != v.get("error").is_some(),
-        "exactly one of result/error: {line}"
-    );
-    if let Some(e) = v.get("error") {
-        assert!(e["code"].is_i64() && e["message"].is_string(), "{line}");
-    }
-}
 
 /// A `null`-id error or array that only an array line can get.
 fn is_batch_answer(line: &str, v: &serde_json::Value) -> bool {

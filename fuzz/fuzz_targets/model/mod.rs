@@ -122,3 +122,27 @@ pub fn classify(line: &[u8]) -> Expect {
         None => Expect::Nothing, // a notification
     }
 }
+
+/// One JSON-RPC response object as an answer must be: `"jsonrpc":"2.0"`,
+/// an id (string, number or `null`), exactly one of `result` and `error`,
+/// an error with an integer `code` and a string `message`. `text` is what
+/// a failure prints.
+pub fn check_response(v: &serde_json::Value, text: &str) {
+    assert!(v.is_object(), "an answer is an object: {text}");
+    assert_eq!(
+        v.get("jsonrpc").and_then(serde_json::Value::as_str),
+        Some("2.0"),
+        "{text}"
+    );
+    let id = v
+        .get("id")
+        .unwrap_or_else(|| panic!("an answer has an id: {text}"));
+    assert!(id.is_string() || id.is_number() || id.is_null(), "{text}");
+    assert!(
+        v.get("result").is_some() != v.get("error").is_some(),
+        "exactly one of result/error: {text}"
+    );
+    if let Some(e) = v.get("error") {
+        assert!(e["code"].is_i64() && e["message"].is_string(), "{text}");
+    }
+}
