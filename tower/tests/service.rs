@@ -717,6 +717,16 @@ async fn axum_router_serves_mcp_beside_another_route() {
 }
 
 /// A bare HTTP/1.1 exchange on `addr`: the status line and the body.
+/// The test router served by `picomcp_tower::serve` with `limits` on a
+/// port of its own: its address.
+async fn serve_router(limits: ConnLimits) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = router(McpService::new(&SERVER));
+    tokio::spawn(picomcp_tower::serve(listener, app, limits));
+    addr
+}
+
 async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -728,14 +738,11 @@ async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
 
 #[tokio::test]
 async fn serve_runs_the_router_with_its_header_timeout() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let limits = ConnLimits {
+    let addr = serve_router(ConnLimits {
         header_timeout: Duration::from_millis(300),
         ..ConnLimits::default()
-    };
-    let app = router(McpService::new(&SERVER));
-    tokio::spawn(picomcp_tower::serve(listener, app, limits));
+    })
+    .await;
 
     let health = raw(
         addr,
@@ -794,15 +801,12 @@ async fn serve_runs_the_router_with_its_header_timeout() {
 #[tokio::test]
 async fn serve_closes_a_connection_idle_after_requests() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let limits = ConnLimits {
+    let addr = serve_router(ConnLimits {
         header_timeout: Duration::from_secs(30),
         idle_timeout: Duration::from_secs(1),
         ..ConnLimits::default()
-    };
-    let app = router(McpService::new(&SERVER));
-    tokio::spawn(picomcp_tower::serve(listener, app, limits));
+    })
+    .await;
 
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut buf = vec![0u8; 4096];
@@ -843,15 +847,12 @@ async fn serve_closes_a_connection_idle_after_requests() {
 /// `Instant` holds is no deadline.
 #[tokio::test]
 async fn serve_with_timeouts_of_duration_max_serves() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let limits = ConnLimits {
+    let addr = serve_router(ConnLimits {
         header_timeout: Duration::MAX,
         idle_timeout: Duration::MAX,
         ..ConnLimits::default()
-    };
-    let app = router(McpService::new(&SERVER));
-    tokio::spawn(picomcp_tower::serve(listener, app, limits));
+    })
+    .await;
     for _ in 0..2 {
         let health = raw(
             addr,
