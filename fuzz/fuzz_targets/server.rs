@@ -27,8 +27,8 @@ mod model;
 #[allow(dead_code)]
 mod shop;
 mod util;
+mod worker;
 
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Mutex, OnceLock};
 
 use counting::no_alloc;
@@ -36,6 +36,7 @@ use libfuzzer_sys::fuzz_target;
 use model::{Expect, check_response, classify};
 use picomcp::Server;
 use util::{Frame, reference_frames};
+use worker::Worker;
 
 static SERVER: Server<'static, shop::Shop> = shop::server();
 
@@ -53,7 +54,7 @@ const SINK_CAP: usize = 32 << 20;
 /// a small fixed stack must do for any input. Measured in the sanitizer
 /// build (fat frames): every corpus input runs in the smallest thread glibc
 /// gives (a 16 KiB request, 28 KiB mapped, ~14 KiB used by one request), so
-/// this leaves about 5x headroom. `PICOMCP_FUZZ_STACK=bytes` overrides it.
+/// this leaves about 5x headroom (`worker`).
 const STACK: usize = 128 << 10;
 
 // ---------------------------------------------------------------------------
@@ -257,35 +258,13 @@ fn serve_and_check(input: &[u8], sink: &mut [u8]) {
     check_output(input, &sink[..written]);
 }
 
-struct Worker {
-    jobs: SyncSender<Vec<u8>>,
-    done: Receiver<()>,
-}
-
 fn worker() -> &'static Mutex<Worker> {
     static WORKER: OnceLock<Mutex<Worker>> = OnceLock::new();
     WORKER.get_or_init(|| {
-        let (jobs, inputs) = sync_channel::<Vec<u8>>(0);
-        let (finished, done) = sync_channel::<()>(0);
-        let stack = std::env::var("PICOMCP_FUZZ_STACK")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(STACK);
-        std::thread::Builder::new()
-            .name("serve".into())
-            .stack_size(stack)
-            .spawn(move || {
-                let mut sink = vec![0u8; SINK_CAP];
-                for input in inputs {
-                    serve_and_check(&input, &mut sink);
-                    drop(input);
-                    if finished.send(()).is_err() {
-                        break;
-                    }
-                }
-            })
-            .expect("spawn the serving thread");
-        Mutex::new(Worker { jobs, done })
+        let mut sink = vec![0u8; SINK_CAP];
+        Mutex::new(Worker::spawn("serve", STACK, move |input| {
+            serve_and_check(input, &mut sink)
+        }))
     })
 }
 
@@ -293,7 +272,5 @@ fuzz_target!(|data: &[u8]| {
     if data.len() > MAX_INPUT {
         return;
     }
-    let w = worker().lock().expect("worker lock");
-    w.jobs.send(data.to_vec()).expect("serving thread alive");
-    w.done.recv().expect("serving thread alive");
+    worker().lock().expect("worker lock").run(data);
 });
