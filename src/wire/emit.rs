@@ -464,12 +464,11 @@ impl<'b> Writer<'b> {
         self.bound();
     }
 
-    /// The bytes currently kept free at the end.
-    /// Bytes that can still be written (below the limit and the reserve).
+    /// Bytes that can still be written: up to `end`, the one bound
+    /// [`Self::room`] checks (below the limit and the reserve; none once
+    /// the writer has overflowed).
     pub(crate) fn free(&self) -> usize {
-        self.limit
-            .saturating_sub(self.reserve as usize)
-            .saturating_sub(self.len)
+        self.end.saturating_sub(self.len)
     }
 
     pub(crate) fn reserved(&self) -> usize {
@@ -1031,13 +1030,16 @@ mod tests {
             let mut buf = [0u8; 8];
             let mut w = Writer::new(&mut buf);
             w.set_reserve(reserve);
+            assert_eq!(w.free(), 8 - reserve);
             w.raw(&b"12345678"[..8 - reserve]);
             assert!(!w.is_overflowed(), "reserve {reserve}");
+            assert_eq!(w.free(), 0);
             w.raw(b"");
             assert!(!w.is_overflowed());
             w.raw(b"x");
             assert!(w.is_overflowed());
             w.set_reserve(0); // room again, but the overflow sticks
+            assert_eq!(w.free(), 0, "free() says what a write would get");
             w.raw(b"");
             w.string("y");
             assert_eq!(w.len(), 8 - reserve);
