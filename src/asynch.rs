@@ -91,7 +91,7 @@
 //! [`ToolOutcome`]: crate::tool::ToolOutcome
 
 use core::future::Future;
-use core::pin::pin;
+use core::pin::{Pin, pin};
 use core::task::{Context, Poll, Waker};
 
 use crate::completion::{CompleteOutcome, CompleteRequest, Completions};
@@ -406,4 +406,22 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
             return out;
         }
     }
+}
+
+/// `future` polled in a stack frame of its own. An async fn's poll is one
+/// function with every step inlined: one that routes a request (phase 1)
+/// and then awaits the handler (phase 2) got one frame holding both
+/// phases' temporaries, though they never run at once. On thumbv7m,
+/// `serve_async_tools`' frame was 3,440 bytes and the async firmware's
+/// peak stack 8,688; with phase 2 polled apart, 1,072 bytes (the
+/// handler's 1,480 on top of it only while a handler runs) and 6,320
+/// (`scripts/embedded.sh`, 2026-12-06). [`Server::handle_async`] polls its
+/// phase 2 the same way: a caller polling it once on thumbv7m (`opt-level
+/// = "z"`, LTO) had a 4,392-byte frame, now 2,336 (the future included),
+/// with 1,520 on top of it while the handler runs.
+///
+/// [`Server::handle_async`]: crate::Server::handle_async
+#[inline(never)]
+pub(crate) fn poll_apart<F: Future>(future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<F::Output> {
+    future.poll(cx)
 }

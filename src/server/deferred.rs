@@ -79,7 +79,11 @@ impl<S> Server<'_, S> {
                 Err(len) => return len,
             }
         };
-        phase2.await.len
+        // Polled in a frame of its own (`asynch::poll_apart`).
+        let mut phase2 = core::pin::pin!(phase2);
+        core::future::poll_fn(|cx| crate::asynch::poll_apart(phase2.as_mut(), cx))
+            .await
+            .len
     }
 
     /// Phase 1: answer `frame` into `out` (`Err(n)`: the answer's length),

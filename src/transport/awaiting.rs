@@ -253,7 +253,7 @@ where
             let reading = !*eof && !free.is_empty();
             let mut pending_read = pin!(io.read(free));
             poll_fn(|cx| {
-                if let Poll::Ready(answer) = poll_apart(handler.as_mut(), cx) {
+                if let Poll::Ready(answer) = crate::asynch::poll_apart(handler.as_mut(), cx) {
                     return Poll::Ready(Woke::Done(answer.len));
                 }
                 if reading && let Poll::Ready(r) = pending_read.as_mut().poll(cx) {
@@ -285,21 +285,6 @@ where
             }
         }
     }
-}
-
-/// `future` polled in a frame of its own. Inlined, the handler's poll (all
-/// of phase 2's code, with its temporaries) shared the stack frame of
-/// [`one`]'s poll with phase 1's code, though the two never run at once:
-/// 3,440 bytes on thumbv7m, and the async firmware's peak stack was 8,688
-/// bytes. Apart, `one`'s frame is 1,072 bytes, the handler's 1,480 is on
-/// top of it only while a handler runs, and the peak is 6,320
-/// (`scripts/embedded.sh`, 2026-12-06).
-#[inline(never)]
-fn poll_apart<F: Future>(
-    future: core::pin::Pin<&mut F>,
-    cx: &mut core::task::Context<'_>,
-) -> Poll<F::Output> {
-    future.poll(cx)
 }
 
 /// Whether a complete line of `buffered` that ends at or after `from`
