@@ -233,6 +233,13 @@ for variant in plain defmt async; do
     fi
 done
 echo "(bytes; flash = .vector_table + .text + .rodata; peak stack: the painted stack's high-water mark over the raw checks, the tests/no_alloc.rs request mix and the SDK interop run; async: over its SDK interop run)"
+# Where the stack goes: the largest frames and the deepest chain of direct
+# calls (a lower bound: calls through pointers are not followed).
+for elf in "$fw_plain" "$fw_async"; do
+    [ -f "$elf" ] || continue
+    python3 scripts/frames.py "$tools/llvm-objdump" "$elf" __cortex_m_rt_main 6 ||
+        fail "frames.py failed on $elf"
+done
 step_done
 
 printf '\n==> timings\n'
