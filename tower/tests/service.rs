@@ -716,7 +716,6 @@ async fn axum_router_serves_mcp_beside_another_route() {
     assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
 }
 
-/// A bare HTTP/1.1 exchange on `addr`: the status line and the body.
 /// The test router served by `picomcp_tower::serve` with `limits` on a
 /// port of its own: its address.
 async fn serve_router(limits: ConnLimits) -> std::net::SocketAddr {
@@ -727,6 +726,7 @@ async fn serve_router(limits: ConnLimits) -> std::net::SocketAddr {
     addr
 }
 
+/// A bare HTTP/1.1 exchange on `addr`: the status line and the body.
 async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
