@@ -49,16 +49,21 @@ pub fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>,
     <&RawValue>::deserialize(d).map(Some)
 }
 
+/// The nesting the server accepts (`Limits::DEFAULT`'s `max_depth`): a
+/// message nested deeper is a parse error.
+pub const SERVER_DEPTH: usize = 32;
+
 /// Classify one complete message (a line without its terminator, or an
 /// HTTP body) the way JSON-RPC 2.0 and the README say it must be treated.
 pub fn classify(line: &[u8]) -> Expect {
     if line.iter().all(|&b| is_ws(b)) {
         return Expect::Nothing;
     }
-    // Not strict JSON (or nested deeper than 32): a parse error, `id` null.
+    // Not strict JSON (or nested deeper than SERVER_DEPTH): a parse error,
+    // `id` null.
     if std::str::from_utf8(line).is_err()
         || serde_json::from_slice::<IgnoredAny>(line).is_err()
-        || max_depth_outside_strings(line) > 32
+        || max_depth_outside_strings(line) > SERVER_DEPTH
         || has_lone_surrogate(line)
     {
         return Expect::Answer(None);
