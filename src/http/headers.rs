@@ -208,6 +208,16 @@ impl Name {
         }
     }
 
+    /// The slot of a name whose headers are counted (`Host`, `Origin`:
+    /// several of them, or an unreadable one, is refused).
+    const fn counted(self) -> Option<usize> {
+        match self {
+            Name::Host => Some(0),
+            Name::Origin => Some(1),
+            _ => None,
+        }
+    }
+
     /// Which of ours `name` is (any ASCII case).
     fn of(name: &str) -> Option<Name> {
         // Each arm compares with one name, so that its text, words and case
@@ -253,10 +263,8 @@ impl<'h> Seen<'h> {
             {
                 *slot = Some(value);
             }
-            let i = match at {
-                Name::Host => 0,
-                Name::Origin => 1,
-                _ => return,
+            let Some(i) = at.counted() else {
+                return;
             };
             if let (Some(n), Some(bad)) = (seen.count.get_mut(i), seen.unreadable.get_mut(i)) {
                 *n += 1;
@@ -268,14 +276,13 @@ impl<'h> Seen<'h> {
             for (name, slot) in Name::ALL.iter().zip(&mut seen.first) {
                 *slot = headers.get(name.lower()).map(Some);
             }
-            for (i, name) in [Name::Host, Name::Origin]
-                .map(Name::lower)
-                .into_iter()
-                .enumerate()
-            {
-                if let (Some(n), Some(bad)) = (seen.count.get_mut(i), seen.unreadable.get_mut(i)) {
-                    *n = headers.count(name);
-                    *bad = headers.unreadable(name);
+            for name in Name::ALL {
+                if let Some(i) = name.counted()
+                    && let (Some(n), Some(bad)) =
+                        (seen.count.get_mut(i), seen.unreadable.get_mut(i))
+                {
+                    *n = headers.count(name.lower());
+                    *bad = headers.unreadable(name.lower());
                 }
             }
         }
