@@ -416,9 +416,12 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 /// peak stack 8,688; with phase 2 polled apart, 1,072 bytes (the
 /// handler's 1,480 on top of it only while a handler runs) and 6,320
 /// (`scripts/embedded.sh`, 2026-12-06). [`Server::handle_async`] polls its
-/// phase 2 the same way: a caller polling it once on thumbv7m (`opt-level
-/// = "z"`, LTO) had a 4,392-byte frame, now 2,336 (the future included),
-/// with 1,520 on top of it while the handler runs.
+/// phase 2 the same way: a caller polling it on thumbv7m had a 4,320-byte
+/// frame, now 2,328 (the future included), with 1,504 on top of it while
+/// the handler runs (`scripts/handle_async_frame.sh`, which fails above
+/// 3 KiB). It is applied where phase 2 is awaited, not inside the future
+/// `finish_deferred` returns: wrapped there, that future carried phase
+/// 2's twice (the async firmware's `main` frame 2,056 → 3,120 bytes).
 ///
 /// [`Server::handle_async`]: crate::Server::handle_async
 #[inline(never)]
