@@ -466,6 +466,103 @@ fn asking_the_client_gives_the_same_bytes_as_the_blocking_loop() {
                 text,
                 "chunk {chunk}, Pending every {pending_every}"
             );
+            // The async-tools loop with a store and subscriptions (no async
+            // tool here).
+            let mut pipe = AsyncPipe::new(&input, chunk, pending_every);
+            let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
+            let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
+            let mut notes = [0u8; 256];
+            let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
+                &common::BOOKSHOP,
+                &mut pipe,
+                &mut inb,
+                &mut outb,
+                &mut notes,
+                &(),
+                &mut waiting,
+                &mut subs,
+                std::future::pending,
+            ));
+            result.unwrap();
+            // The one difference: this connection keeps subscriptions.
+            assert_eq!(
+                String::from_utf8_lossy(&pipe.output),
+                text.replacen("\"subscribe\":false", "\"subscribe\":true", 1),
+                "serve_async_tools_subscribed: chunk {chunk}, Pending every {pending_every}"
+            );
         }
     }
+}
+
+/// The async-tools loop with a store, over the async twins: a sync tool
+/// that asks waits for the client's answer, as in the blocking loop; an
+/// async one that asks on the handshake era is answered that it cannot
+/// wait (its future is not kept while the loop serves on), and the stream
+/// goes on.
+#[test]
+fn in_the_async_tools_loop_a_sync_call_waits_and_an_async_one_cannot() {
+    use common::twins::Twins;
+    use picomcp::tool::Tool;
+    // The twins' server with `reserve` sync again (the others async).
+    static MIXED_TOOLS: [Tool<common::shop::Shop>; 2] = [
+        Tool::new(
+            common::shop::TOOLS[3].descriptor,
+            common::shop::TOOLS[3].handler,
+        ),
+        Twins::BLURB,
+    ];
+    static MIXED: picomcp::Server<'static, common::shop::Shop> =
+        common::shop::server().tools(&MIXED_TOOLS);
+    let input = input_of(
+        &[
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"blurb","arguments":{"title":"Dune"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"picomcp-0-1-0","result":{"action":"accept","content":{"confirm":true}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        ],
+        "\n",
+    );
+    let mut pipe = AsyncPipe::new(&input, 7, 3);
+    let (mut inb, mut outb) = (vec![0u8; 1024], vec![0u8; 4096]);
+    let mut waiting = picomcp::server::Waiting::<2, 1024>::new();
+    let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
+    let mut notes = [0u8; 256];
+    let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
+        &MIXED,
+        &mut pipe,
+        &mut inb,
+        &mut outb,
+        &mut notes,
+        &Twins,
+        &mut waiting,
+        &mut subs,
+        std::future::pending,
+    ));
+    result.unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(pipe.output)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&serde_json::Value> = lines.iter().map(|l| &l["id"]).collect();
+    // initialize; reserve's elicitation request; blurb refused; reserve
+    // answered once the client's answer is in; ping.
+    assert_eq!(
+        ids,
+        [
+            &serde_json::json!(0),
+            &serde_json::json!("picomcp-0-1-0"),
+            &serde_json::json!(2),
+            &serde_json::json!(1),
+            &serde_json::json!(3)
+        ],
+        "{lines:#?}"
+    );
+    assert_eq!(lines[1]["method"], "elicitation/create");
+    assert_eq!(
+        lines[2]["error"],
+        serde_json::json!({"code":-32603,"message":"cannot wait for the client's input in an async handler on this protocol version"})
+    );
+    assert_eq!(lines[3]["result"]["content"][0]["text"], "Reserved Dune");
 }

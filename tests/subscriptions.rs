@@ -6,8 +6,9 @@
 //! for input), `list_changed`, and 2026-07-28's `subscriptions/listen` with
 //! each filter and its cancellation; through the blocking loop
 //! (`serve_subscribed`, the change learnt through `ReadReady`) and the async
-//! loop (`serve_async_subscribed`, the change awaited beside the read), which
-//! must write the same bytes.
+//! loop (`serve_async_subscribed`, the change awaited beside the read) and
+//! the async-tools loop (`serve_async_tools_subscribed`), which must write
+//! the same bytes.
 
 mod common;
 
@@ -20,7 +21,7 @@ use common::shop::{self, Shop};
 use picomcp::Server;
 use picomcp::changes::{Changes, Subscriptions};
 use picomcp::server::Waiting;
-use picomcp::transport::{serve_async_subscribed, serve_subscribed};
+use picomcp::transport::{serve_async_subscribed, serve_async_tools_subscribed, serve_subscribed};
 use serde_json::{Value, json};
 
 const MODERN: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
@@ -239,6 +240,33 @@ fn run<const K: usize, const U: usize>(
         String::from_utf8(async_out).unwrap(),
         String::from_utf8(blocking.output.clone()).unwrap(),
         "async and blocking loops differ"
+    );
+
+    // The async-tools loop with a store and subscriptions (no async tool
+    // here): the same bytes again.
+    let server = bookshop(changes());
+    let pipe = AsyncScripted(std::cell::RefCell::new(Scripted::new(steps())), server);
+    let mut waiting = Waiting::<2, 1024>::new();
+    let mut subs = Subscriptions::<K, U>::new();
+    let mut notes = [0u8; 256];
+    let mut io = &pipe;
+    block_on(serve_async_tools_subscribed(
+        server,
+        &mut io,
+        &mut inb,
+        &mut outb,
+        &mut notes,
+        &(),
+        &mut waiting,
+        &mut subs,
+        || Outside(&pipe),
+    ))
+    .unwrap();
+    let tools_out = pipe.0.borrow().output.clone();
+    assert_eq!(
+        String::from_utf8(tools_out).unwrap(),
+        String::from_utf8(blocking.output.clone()).unwrap(),
+        "the async-tools loop and the blocking loop differ"
     );
     blocking.lines()
 }

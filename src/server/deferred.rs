@@ -6,10 +6,12 @@
 
 use super::Connection;
 use super::Server;
+use super::WaitingView;
 use super::invoke::{Deferral, Deferred, Ran, RequestInfo};
 use super::out::{Answer, Out, answer_writer};
 use super::params::split_spans;
 use crate::asynch::AsyncHandlers;
+use crate::changes::Subscriber;
 use crate::completion::Completions;
 use crate::context::Mrtr;
 use crate::context::{Notify, Track};
@@ -74,7 +76,7 @@ impl<S> Server<'_, S> {
                 Some(n) => Some(&mut **n),
                 None => None,
             };
-            match self.handle_or_defer(conn, frame, out, sink) {
+            match self.handle_or_defer(conn, frame, out, sink, None, None) {
                 Ok(d) => self.finish_deferred(d, frame, out, notify, tools),
                 Err(len) => return len,
             }
@@ -88,15 +90,29 @@ impl<S> Server<'_, S> {
 
     /// Phase 1: answer `frame` into `out` (`Err(n)`: the answer's length),
     /// or stop before an async tool's handler (`Ok`: the record).
+    /// With `waiting` and `subs`, a connection's waiting calls and
+    /// subscriptions, as the serve loops keep them (a sync handler's call
+    /// that asks for input waits there; an async one's cannot).
     pub(crate) fn handle_or_defer(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
+        waiting: Option<&mut WaitingView<'_>>,
+        subs: Option<&mut Subscriber<'_>>,
     ) -> Result<Deferred, usize> {
         let mut slot = None;
-        let answer = self.handle_inner(conn, frame, out, notify, None, None, None, Some(&mut slot));
+        let answer = self.handle_inner(
+            conn,
+            frame,
+            out,
+            notify,
+            waiting,
+            subs,
+            None,
+            Some(&mut slot),
+        );
         slot.ok_or(answer.len)
     }
 

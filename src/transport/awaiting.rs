@@ -1,5 +1,6 @@
 //! The async serve loop with async tools (features `embedded-io-async` and
-//! `async-handlers`): [`serve_async_tools`].
+//! `async-handlers`): [`serve_async_tools`], and
+//! [`serve_async_tools_subscribed`] with waiting calls and subscriptions.
 
 use core::cell::RefCell;
 use core::future::poll_fn;
@@ -11,8 +12,9 @@ use embedded_io_async::{Read, Write};
 use super::asynch::{send, write_all};
 use super::state::LoopState;
 use crate::asynch::AsyncHandlers;
+use crate::changes::{Subscriber, Subscriptions};
 use crate::error::Error;
-use crate::server::{Connection, Server};
+use crate::server::{Connection, Server, Waiting, WaitingView};
 use crate::wire::envelope::{self as jsonrpc, Envelope};
 use crate::wire::frame::Status;
 use crate::wire::json::{Limits, Value};
@@ -51,28 +53,148 @@ pub const MAX_CANCEL_ID: usize = 64;
 /// # Errors
 ///
 /// As [`serve_async`](super::serve_async).
-pub async fn serve_async_tools<T, S, A>(
+pub fn serve_async_tools<T, S, A>(
     server: &Server<'_, S>,
     io: &mut T,
     input: &mut [u8],
     output: &mut [u8],
     notes: &mut [u8],
     tools: &A,
-) -> Result<(), Error<T::Error>>
+) -> impl Future<Output = Result<(), Error<T::Error>>>
 where
     T: Read + Write,
     A: AsyncHandlers<S>,
 {
-    let mut state = LoopState::new(input, None);
+    let (waiting, subs) = (None::<&mut Waiting<0, 0>>, None::<&mut Subscriptions<0, 0>>);
+    serve_tools_in::<false, _, _, _, _, 0, 0, 0, 0>(
+        server, io, input, output, notes, tools, waiting, subs, pending,
+    )
+}
+
+/// [`serve_async_tools`] on a connection that keeps waiting calls in
+/// `waiting` and subscriptions in `subs`, as
+/// [`serve_async_subscribed`](super::serve_async_subscribed) does for a
+/// server without async tools:
+///
+/// * a sync handler's call that asks the client for input (handshake era:
+///   an elicitation, a sampling request, the roots) has its requests sent
+///   on this stream and waits in `waiting` while the loop serves on; it is
+///   answered when the client's answers are in. An **async** handler that
+///   asks on the handshake era is answered `-32603 cannot wait for the
+///   client's input in an async handler on this protocol version` (its
+///   future is not kept while the loop serves on); on 2026-07-28 both
+///   kinds ask through `input_required`, which needs no store;
+/// * the notifications due ([`Server::pending`]) are written before each
+///   frame is answered, after the last one, and whenever the future
+///   `changed()` returns is ready while the loop waits for input (signal
+///   it from [`Changes::on_change`](crate::changes::Changes::on_change));
+///   while an async handler runs they wait for its answer.
+///
+/// It links the parking, client-answer and subscription code, which
+/// [`serve_async_tools`] leaves out (9.6 KB of the thumbv7m async
+/// firmware, measured).
+///
+/// # Errors
+///
+/// As [`serve_async_tools`].
+#[allow(clippy::too_many_arguments)]
+pub fn serve_async_tools_subscribed<
+    'w,
+    T,
+    S,
+    A,
+    F,
+    const N: usize,
+    const B: usize,
+    const K: usize,
+    const U: usize,
+>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+    notes: &mut [u8],
+    tools: &A,
+    waiting: &'w mut Waiting<N, B>,
+    subs: &'w mut Subscriptions<K, U>,
+    changed: impl FnMut() -> F,
+) -> impl Future<Output = Result<(), Error<T::Error>>>
+where
+    T: Read + Write,
+    A: AsyncHandlers<S>,
+    F: Future<Output = ()>,
+{
+    serve_tools_in::<true, _, _, _, _, N, B, K, U>(
+        server,
+        io,
+        input,
+        output,
+        notes,
+        tools,
+        Some(waiting),
+        Some(subs),
+        changed,
+    )
+}
+
+/// The loop of both: `KEEPS`, whether the connection keeps waiting calls
+/// and subscriptions. Without, every route passes none of them as a
+/// constant (never read from the loop's state), so the optimiser drops
+/// their code (parking, client answers, subscriptions: 9.6 KB of the async
+/// firmware). The store and the subscriptions come by reference, and the
+/// loop's state is made here: an argument of an async fn is kept twice in
+/// its future (as given, and as the local it is moved into).
+#[allow(clippy::too_many_arguments)]
+async fn serve_tools_in<
+    const KEEPS: bool,
+    T,
+    S,
+    A,
+    F,
+    const N: usize,
+    const B: usize,
+    const K: usize,
+    const U: usize,
+>(
+    server: &Server<'_, S>,
+    io: &mut T,
+    input: &mut [u8],
+    output: &mut [u8],
+    notes: &mut [u8],
+    tools: &A,
+    waiting: Option<&mut Waiting<N, B>>,
+    subs: Option<&mut Subscriptions<K, U>>,
+    mut changed: impl FnMut() -> F,
+) -> Result<(), Error<T::Error>>
+where
+    T: Read + Write,
+    A: AsyncHandlers<S>,
+    F: Future<Output = ()>,
+{
+    let mut state = match (waiting, subs) {
+        (Some(waiting), Some(subs)) if KEEPS => {
+            LoopState::new(input, Some(waiting.view())).with_subscriptions(subs.subscriber())
+        }
+        _ => LoopState::new(input, None),
+    };
     let notes = Staging {
         buf: RefCell::new((notes, 0)),
     };
     let mut eof = false;
+    // With `KEEPS`, the notifications due go out before each frame is
+    // answered: `due` alternates the two through one `send` (an await
+    // only one loop had would be a state of both loops' futures).
+    let mut due = KEEPS;
     loop {
         loop {
             let mut read = 0;
-            let n = {
-                let (status, rest, filled) = state.framer.next_frame_with_rest();
+            let n = if KEEPS && due {
+                due = false;
+                Some(state.pending(server, output))
+            } else {
+                due = KEEPS;
+                let (framer, conn, waiting, subs) = state.parts();
+                let (status, rest, filled) = framer.next_frame_with_rest();
                 match status {
                     Status::Partial => None,
                     Status::Overflow { limit } => Some(server.handle_overflow(limit, output)),
@@ -83,8 +205,11 @@ where
                             read: &mut read,
                             eof: &mut eof,
                         };
-                        let conn = &mut state.conn;
-                        Some(one(server, conn, io, line, output, &notes, call, tools).await?)
+                        let kept = Kept { waiting, subs };
+                        let answer = one::<KEEPS, _, _, _>(
+                            server, conn, kept, io, line, output, &notes, call, tools,
+                        );
+                        Some(answer.await?)
                     }
                 }
             };
@@ -94,23 +219,52 @@ where
         }
         io.flush().await.map_err(Error::Write)?;
         if eof {
-            return end(server, io, &mut state, output, &notes, tools).await;
+            break;
         }
         let spare = state.spare();
         if spare.is_empty() {
             continue;
         }
-        let n = io.read(spare).await.map_err(Error::Read)?;
+        // Input or a change, whichever comes first (the read dropped when a
+        // change does: `io`'s read is cancel-safe). One await for both
+        // loops: `serve_async_tools`' change never comes.
+        let woke = {
+            let mut reading = pin!(io.read(spare));
+            let mut change = pin!(changed());
+            poll_fn(|cx| {
+                if let Poll::Ready(r) = reading.as_mut().poll(cx) {
+                    return Poll::Ready(Some(r));
+                }
+                if KEEPS {
+                    change.as_mut().poll(cx).map(|()| None)
+                } else {
+                    Poll::Pending
+                }
+            })
+            .await
+        };
+        let Some(read) = woke else { continue };
+        let n = read.map_err(Error::Read)?;
         if n == 0 {
-            return end(server, io, &mut state, output, &notes, tools).await;
+            break;
         }
         state.commit(n);
     }
+    // One call site of `end`: each await of it would be a state of this
+    // future (150 B of the async firmware's flash for the second).
+    end::<KEEPS, _, _, _>(server, io, &mut state, output, &notes, tools).await
+}
+
+/// A `changed` that never comes: [`serve_async_tools`] keeps no
+/// subscriptions.
+fn pending() -> core::future::Pending<()> {
+    core::future::pending()
 }
 
 /// The end of input: a last line without a newline is answered as any
-/// other (an async tool's call awaited, no input left to watch).
-async fn end<T: Read + Write, S, A: AsyncHandlers<S>>(
+/// other (an async tool's call awaited, no input left to watch), then the
+/// notifications due.
+async fn end<const KEEPS: bool, T: Read + Write, S, A: AsyncHandlers<S>>(
     server: &Server<'_, S>,
     io: &mut T,
     state: &mut LoopState<'_, '_>,
@@ -118,13 +272,11 @@ async fn end<T: Read + Write, S, A: AsyncHandlers<S>>(
     notes: &Staging<'_>,
     tools: &A,
 ) -> Result<(), Error<T::Error>> {
-    // As `state.finish`, but with no waiting store and no subscriptions
-    // as constants, not read from `state`: every route this loop takes
-    // then has them as constants, and the optimiser drops their code
-    // (parking, client answers, subscriptions: 9.6 KB of the async
-    // firmware).
+    // As `state.finish`, but (without `KEEPS`) with no waiting store and
+    // no subscriptions as constants, not read from `state`.
     let (mut read, mut eof) = (0, true);
-    let n = match state.framer.finish() {
+    let (framer, conn, waiting, subs) = state.parts();
+    let n = match framer.finish() {
         Some(line) => {
             let call = Call {
                 rest: &mut [],
@@ -132,22 +284,23 @@ async fn end<T: Read + Write, S, A: AsyncHandlers<S>>(
                 read: &mut read,
                 eof: &mut eof,
             };
-            one(
-                server,
-                &mut state.conn,
-                io,
-                line,
-                output,
-                notes,
-                call,
-                tools,
-            )
-            .await?
+            let kept = Kept { waiting, subs };
+            one::<KEEPS, _, _, _>(server, conn, kept, io, line, output, notes, call, tools).await?
         }
         None => 0,
     };
     send(io, output, n).await?;
+    if KEEPS {
+        let n = state.pending(server, output);
+        send(io, output, n).await?;
+    }
     io.flush().await.map_err(Error::Write)
+}
+
+/// A connection's waiting calls and subscriptions, for one frame.
+struct Kept<'k, 'w> {
+    waiting: Option<&'k mut WaitingView<'w>>,
+    subs: Option<&'k mut Subscriber<'w>>,
 }
 
 /// The input around a running call: `rest[..filled]` was buffered after
@@ -219,9 +372,10 @@ enum Woke<R> {
 /// written as they come and input watched for its cancellation. Returns the
 /// bytes to send from `output` (0 when cancelled).
 #[allow(clippy::too_many_arguments)]
-async fn one<T, S, A>(
+async fn one<const KEEPS: bool, T, S, A>(
     server: &Server<'_, S>,
     conn: &mut Connection,
+    kept: Kept<'_, '_>,
     io: &mut T,
     line: &mut [u8],
     output: &mut [u8],
@@ -233,7 +387,14 @@ where
     T: Read + Write,
     A: AsyncHandlers<S>,
 {
-    let deferred = match server.handle_or_defer(conn, line, output, None) {
+    // Without `KEEPS`, none as constants: `kept` is a field of this
+    // future, which the optimiser does not see through.
+    let (waiting, subs) = if KEEPS {
+        (kept.waiting, kept.subs)
+    } else {
+        (None, None)
+    };
+    let deferred = match server.handle_or_defer(conn, line, output, None, waiting, subs) {
         Ok(d) => d,
         Err(n) => return Ok(n),
     };

@@ -31,6 +31,8 @@
 //!   `Notify`, woken by [`Changes::on_change`](crate::changes::Changes::on_change)),
 //!   whichever comes first. The stream's `read` must be cancel-safe (a read
 //!   dropped unfinished loses no byte), as embedded-io-async's are meant to be.
+//!   `serve_async_tools_subscribed` (feature `async-handlers`) does the
+//!   same with async tools.
 //!
 //! # Cancellation
 //!
@@ -53,7 +55,7 @@ mod stdio;
 #[cfg(feature = "embedded-io-async")]
 pub use asynch::{serve_async, serve_async_subscribed, serve_async_waiting};
 #[cfg(all(feature = "embedded-io-async", feature = "async-handlers"))]
-pub use awaiting::{MAX_CANCEL_ID, serve_async_tools};
+pub use awaiting::{MAX_CANCEL_ID, serve_async_tools, serve_async_tools_subscribed};
 #[cfg(feature = "std")]
 pub use stdio::{Stdio, StdioWaker};
 

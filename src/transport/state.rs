@@ -74,6 +74,26 @@ impl<'i, 'w> LoopState<'i, 'w> {
         }
     }
 
+    /// The connection, its waiting calls and its subscriptions, beside
+    /// the framer: for a loop that answers a frame while it still holds
+    /// the framer's buffer (`serve_async_tools`' running call).
+    #[cfg(all(feature = "embedded-io-async", feature = "async-handlers"))]
+    pub(super) fn parts(
+        &mut self,
+    ) -> (
+        &mut LineFramer<&'i mut [u8]>,
+        &mut Connection,
+        Option<&mut WaitingView<'w>>,
+        Option<&mut Subscriber<'w>>,
+    ) {
+        (
+            &mut self.framer,
+            &mut self.conn,
+            self.waiting.as_mut(),
+            self.subs.as_mut(),
+        )
+    }
+
     /// Free input space to read into; empty only while a full buffer waits
     /// for [`answer_next`](Self::answer_next) to report it.
     pub(super) fn spare(&mut self) -> &mut [u8] {
