@@ -806,6 +806,53 @@ proptest! {
         check_session(&all, false, 1024, chunk)?;
     }
 
+    /// The async-tools loop with a waiting-call store and subscriptions
+    /// (`serve_async_tools_subscribed`, no async tool) writes byte for
+    /// byte what the async loop with them (`serve_async_subscribed`)
+    /// writes, whatever the lines, the version and the size of each read.
+    #[test]
+    fn the_async_tools_loop_writes_what_the_async_loop_writes(
+        version in prop::sample::select(VERSIONS.to_vec()),
+        lines in prop::collection::vec((any_line(), prop::sample::select(vec!["\n", "\r\n"])), 0..16),
+        chunk in prop_oneof![1usize..8, 8usize..700],
+        unterminated_last in any::<bool>(),
+    ) {
+        let mut input = format!("{}\n", common::init(version)).into_bytes();
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        for (i, (line, term)) in lines.iter().enumerate() {
+            input.extend_from_slice(&line.bytes);
+            if !(unterminated_last && i + 1 == lines.len()) {
+                input.extend_from_slice(term.as_bytes());
+            }
+        }
+        let outputs: Vec<Vec<u8>> = [false, true]
+            .into_iter()
+            .map(|tools| {
+                let mut io = common::MemIo { input: &input, chunk, output: Vec::new() };
+                let (mut inb, mut outb, mut notes) = (vec![0u8; 1024], vec![0u8; 2048], [0u8; 256]);
+                let mut waiting = picomcp::server::Waiting::<2, 1024>::new();
+                let mut subs = picomcp::changes::Subscriptions::<2, 64>::new();
+                let served = if tools {
+                    picomcp::asynch::block_on(picomcp::transport::serve_async_tools_subscribed(
+                        &common::BOOKSHOP, &mut io, &mut inb, &mut outb, &mut notes, &(),
+                        &mut waiting, &mut subs, std::future::pending,
+                    ))
+                } else {
+                    picomcp::asynch::block_on(picomcp::transport::serve_async_subscribed(
+                        &common::BOOKSHOP, &mut io, &mut inb, &mut outb,
+                        &mut waiting, &mut subs, std::future::pending,
+                    ))
+                };
+                served.unwrap();
+                io.output
+            })
+            .collect();
+        prop_assert_eq!(
+            String::from_utf8_lossy(&outputs[1]),
+            String::from_utf8_lossy(&outputs[0])
+        );
+    }
+
     /// (c) The id comes back byte-identical, through `Server::handle` and
     /// through the serve loop, before and after initialization.
     #[test]

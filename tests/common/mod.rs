@@ -41,6 +41,24 @@ impl embedded_io::Write for MemIo<'_> {
     }
 }
 
+// The same stream for the async loops (`ErrorType` is shared by both
+// crates): every read and write ready at once.
+impl embedded_io_async::Read for MemIo<'_> {
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        embedded_io::Read::read(self, buf)
+    }
+}
+
+impl embedded_io_async::Write for MemIo<'_> {
+    async fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        embedded_io::Write::write(self, buf)
+    }
+
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        embedded_io::Write::flush(self)
+    }
+}
+
 /// Serve `input` through `server` with the given buffer sizes; the output lines.
 pub fn serve_with<S>(
     server: &Server<'_, S>,
