@@ -485,25 +485,48 @@ fn asking_the_client_gives_the_same_bytes_as_the_blocking_loop() {
             ));
             result.unwrap();
             // The one difference: this connection keeps subscriptions.
+            let with_subs = text.replacen("\"subscribe\":false", "\"subscribe\":true", 1);
             assert_eq!(
                 String::from_utf8_lossy(&pipe.output),
-                text.replacen("\"subscribe\":false", "\"subscribe\":true", 1),
+                with_subs,
                 "serve_async_tools_subscribed: chunk {chunk}, Pending every {pending_every}"
+            );
+            // The async twins (`reserve` and `blurb` async tools that ask):
+            // they wait as the sync handlers do, and are run again, awaited,
+            // when the client's answers are in.
+            let mut pipe = AsyncPipe::new(&input, chunk, pending_every);
+            let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
+            let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
+            let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
+                &common::twins::TWIN_SHOP,
+                &mut pipe,
+                &mut inb,
+                &mut outb,
+                &mut notes,
+                &common::twins::Twins,
+                &mut waiting,
+                &mut subs,
+                std::future::pending,
+            ));
+            result.unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&pipe.output),
+                with_subs,
+                "the async twins: chunk {chunk}, Pending every {pending_every}"
             );
         }
     }
 }
 
-/// The async-tools loop with a store, over the async twins: a sync tool
-/// that asks waits for the client's answer, as in the blocking loop; an
-/// async one that asks on the handshake era is answered that it cannot
-/// wait (its future is not kept while the loop serves on), and the stream
-/// goes on.
+/// The async-tools loop with a store: a sync tool and an async one that
+/// ask wait side by side, each answered once its client's answer is in (the
+/// async one run again and awaited); with no free slot, the async call is
+/// refused as a sync one is, and the stream goes on.
 #[test]
-fn in_the_async_tools_loop_a_sync_call_waits_and_an_async_one_cannot() {
+fn in_the_async_tools_loop_sync_and_async_calls_wait_side_by_side() {
     use common::twins::Twins;
     use picomcp::tool::Tool;
-    // The twins' server with `reserve` sync again (the others async).
+    // The twins' server with `reserve` sync again (`blurb` async).
     static MIXED_TOOLS: [Tool<common::shop::Shop>; 2] = [
         Tool::new(
             common::shop::TOOLS[3].descriptor,
@@ -518,23 +541,146 @@ fn in_the_async_tools_loop_a_sync_call_waits_and_an_async_one_cannot() {
             r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"blurb","arguments":{"title":"Dune"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"picomcp-1-2-0","result":{"role":"assistant","content":{"type":"text","text":"Sand."},"model":"m"}}"#,
             r#"{"jsonrpc":"2.0","id":"picomcp-0-1-0","result":{"action":"accept","content":{"confirm":true}}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
         ],
         "\n",
     );
-    let mut pipe = AsyncPipe::new(&input, 7, 3);
+    let run = |slots: usize| {
+        let mut pipe = AsyncPipe::new(&input, 7, 3);
+        let (mut inb, mut outb) = (vec![0u8; 1024], vec![0u8; 4096]);
+        let mut two = picomcp::server::Waiting::<2, 1024>::new();
+        let mut one = picomcp::server::Waiting::<1, 1024>::new();
+        let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
+        let mut notes = [0u8; 256];
+        let (result, _) = if slots == 2 {
+            block_on(picomcp::transport::serve_async_tools_subscribed(
+                &MIXED,
+                &mut pipe,
+                &mut inb,
+                &mut outb,
+                &mut notes,
+                &Twins,
+                &mut two,
+                &mut subs,
+                std::future::pending,
+            ))
+        } else {
+            block_on(picomcp::transport::serve_async_tools_subscribed(
+                &MIXED,
+                &mut pipe,
+                &mut inb,
+                &mut outb,
+                &mut notes,
+                &Twins,
+                &mut one,
+                &mut subs,
+                std::future::pending,
+            ))
+        };
+        result.unwrap();
+        String::from_utf8(pipe.output)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect::<Vec<serde_json::Value>>()
+    };
+    let ids =
+        |lines: &[serde_json::Value]| lines.iter().map(|l| l["id"].clone()).collect::<Vec<_>>();
+    use serde_json::json;
+
+    let lines = run(2);
+    // initialize; reserve's elicitation; blurb's sampling request; blurb
+    // answered (its answer came first); reserve answered; ping.
+    assert_eq!(
+        ids(&lines),
+        [
+            json!(0),
+            json!("picomcp-0-1-0"),
+            json!("picomcp-1-2-0"),
+            json!(2),
+            json!(1),
+            json!(3)
+        ],
+        "{lines:#?}"
+    );
+    assert_eq!(lines[1]["method"], "elicitation/create");
+    assert_eq!(lines[2]["method"], "sampling/createMessage");
+    assert_eq!(lines[3]["result"]["content"][0]["text"], "Sand.");
+    assert_eq!(lines[4]["result"]["content"][0]["text"], "Reserved Dune");
+
+    // One slot, taken by `reserve`: `blurb` cannot wait; the answer to its
+    // (never sent) request is ignored.
+    let lines = run(1);
+    assert_eq!(
+        ids(&lines),
+        [
+            json!(0),
+            json!("picomcp-0-1-0"),
+            json!(2),
+            json!(1),
+            json!(3)
+        ],
+        "{lines:#?}"
+    );
+    assert_eq!(
+        lines[2]["error"],
+        json!({"code":-32603,"message":"cannot wait for the client's input: all 1 waiting-call slots are in use"})
+    );
+    assert_eq!(lines[3]["result"]["content"][0]["text"], "Reserved Dune");
+}
+
+/// `reserve`, async, and slow only when run again with the client's answer.
+async fn slow_retry<'a>(
+    shop: &'a common::shop::Shop,
+    args: picomcp::tool::Arguments<'a>,
+    reply: picomcp::tool::Reply<'_>,
+) -> picomcp::tool::ToolOutcome<'a> {
+    if reply.request_state().is_some() {
+        common::twins::Yield(400).await;
+    }
+    (common::shop::TOOLS[3].handler)(shop, args, reply)
+}
+
+picomcp::async_tools! {
+    struct SlowRetry for common::shop::Shop {
+        RESERVE: common::shop::TOOLS[3].descriptor => slow_retry,
+    }
+}
+
+/// A `notifications/cancelled` that comes while an async call runs again
+/// with the client's answer drops it (no answer) and frees its slot: the
+/// next call that asks waits in the one slot there is.
+#[test]
+fn cancelling_an_async_call_run_again_frees_its_slot() {
+    use serde_json::json;
+    static TOOLS: [picomcp::tool::Tool<common::shop::Shop>; 1] = [SlowRetry::RESERVE];
+    static SERVER: picomcp::Server<'static, common::shop::Shop> =
+        common::shop::server().tools(&TOOLS);
+    let input = input_of(
+        &[
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"picomcp-0-1-0","result":{"action":"accept","content":{"confirm":true}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"reserve","arguments":{"title":"Dune"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        ],
+        "\n",
+    );
+    let mut pipe = AsyncPipe::new(&input, 7, 0);
     let (mut inb, mut outb) = (vec![0u8; 1024], vec![0u8; 4096]);
-    let mut waiting = picomcp::server::Waiting::<2, 1024>::new();
+    let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
     let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
     let mut notes = [0u8; 256];
     let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
-        &MIXED,
+        &SERVER,
         &mut pipe,
         &mut inb,
         &mut outb,
         &mut notes,
-        &Twins,
+        &SlowRetry,
         &mut waiting,
         &mut subs,
         std::future::pending,
@@ -545,24 +691,17 @@ fn in_the_async_tools_loop_a_sync_call_waits_and_an_async_one_cannot() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let ids: Vec<&serde_json::Value> = lines.iter().map(|l| &l["id"]).collect();
-    // initialize; reserve's elicitation request; blurb refused; reserve
-    // answered once the client's answer is in; ping.
+    let ids: Vec<_> = lines.iter().map(|l| l["id"].clone()).collect();
+    // No answer for 1; 2 asks (and waits) in the slot 1 had.
     assert_eq!(
         ids,
         [
-            &serde_json::json!(0),
-            &serde_json::json!("picomcp-0-1-0"),
-            &serde_json::json!(2),
-            &serde_json::json!(1),
-            &serde_json::json!(3)
+            json!(0),
+            json!("picomcp-0-1-0"),
+            json!("picomcp-0-2-0"),
+            json!(3)
         ],
         "{lines:#?}"
     );
-    assert_eq!(lines[1]["method"], "elicitation/create");
-    assert_eq!(
-        lines[2]["error"],
-        serde_json::json!({"code":-32603,"message":"cannot wait for the client's input in an async handler on this protocol version"})
-    );
-    assert_eq!(lines[3]["result"]["content"][0]["text"], "Reserved Dune");
+    assert_eq!(lines[2]["method"], "elicitation/create");
 }

@@ -151,7 +151,7 @@ impl<S> Http<'_, S> {
         let PendingCall { core, status } = call;
         let answer = self
             .server
-            .finish_deferred(core, body, out, None, tools)
+            .finish_deferred::<false, _>(core, body, out, None, tools, None)
             .await;
         respond(out, answer, status)
     }

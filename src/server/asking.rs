@@ -6,9 +6,10 @@
 use super::Connection;
 use super::Origin;
 use super::Server;
+use super::invoke::Deferred;
 use super::out::{Data, Out, Wrote};
 use super::waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, WaitingView, write_request_id};
-use crate::context::{Mrtr, Notify};
+use crate::context::Notify;
 use crate::error::INTERNAL_ERROR;
 use crate::seal::MAX_STATE;
 use crate::wire::emit::{Decimal, Writer};
@@ -21,7 +22,10 @@ const STATE_TEXT: usize = (MAX_STATE * 4).div_ceil(3);
 const METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 impl<S> Server<'_, S> {
-    /// A client's answer (`result` or `error`) to input request `id`.
+    /// A client's answer (`result` or `error`) to input request `id`; with
+    /// `defer`, a call it completes that is an async handler's is run again
+    /// up to its handler (see `retry`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn client_answer(
         &self,
         conn: &mut Connection,
@@ -30,6 +34,7 @@ impl<S> Server<'_, S> {
         view: &mut WaitingView<'_>,
         w: &mut Writer<'_>,
         notify: Option<&mut dyn Notify>,
+        defer: Option<&mut Option<Deferred>>,
     ) -> Wrote {
         let Some((slot, k)) = view.find_answer(id) else {
             return Wrote::Nothing; // not ours, stale, or answered already
@@ -72,7 +77,7 @@ impl<S> Server<'_, S> {
         let result = message.get("result").map_or(&b"null"[..], |r| r.raw());
         match view.record(slot, k, result) {
             Ok(false) => Wrote::Nothing,
-            Ok(true) => self.retry(conn, view, slot, w, notify),
+            Ok(true) => self.retry(conn, view, slot, w, notify, defer),
             Err(no_room) => Self::fail_waiting(view, slot, w, |resp| no_room.answer(resp)),
         }
     }
@@ -84,7 +89,10 @@ impl<S> Server<'_, S> {
         }
     }
 
-    /// Every answer is in: run the original request again with them.
+    /// Every answer is in: run the original request again with them. With
+    /// `defer`, an async handler's call stops before its handler, as any
+    /// (`Wrote::Deferred`: the call keeps its slot; the caller finishes it
+    /// over the slot's request and answers, `WaitingView::retry_parts`).
     fn retry(
         &self,
         conn: &mut Connection,
@@ -92,46 +100,20 @@ impl<S> Server<'_, S> {
         slot: usize,
         w: &mut Writer<'_>,
         notify: Option<&mut dyn Notify>,
+        defer: Option<&mut Option<Deferred>>,
     ) -> Wrote {
-        // The three lengths, not a copy of the whole bookkeeping (its keys
-        // would sit in this frame, under the call run again).
-        let Some((request_len, state_len, answers_len)) = view
-            .meta
-            .get(slot)
-            .map(|m| (m.request_len, m.state_len, m.answers_len))
-        else {
+        if view.prepare_retry(slot).is_none() {
             return Wrote::Nothing;
-        };
-        let state_end = request_len + state_len.unwrap_or(0);
-        let answers_end = state_end + answers_len;
+        }
         let wrote = {
-            let slot_start = slot.saturating_mul(view.slot_bytes);
-            let slot_bytes = view
-                .bytes
-                .get_mut(slot_start..slot_start.saturating_add(view.slot_bytes))
-                .unwrap_or(&mut []);
-            // Close the answers object (`record` kept the byte for it).
-            if let Some(close) = slot_bytes.get_mut(answers_end) {
-                *close = b'}';
-            }
-            let slot_bytes: &[u8] = slot_bytes;
-            let (Some(request), Some(frame)) = (
-                slot_bytes.get(..request_len),
-                view.scratch.get_mut(..request_len),
-            ) else {
+            let Some((frame, answers)) = view.retry_parts(slot) else {
                 return Wrote::Nothing;
             };
-            frame.copy_from_slice(request);
             // Validated when it came in; again here for its outline.
             let mut outline = crate::wire::json::Outline::new(&crate::mcp::envelope::OUTLINE_KEYS);
             if crate::wire::json::validate_outlined(frame, &self.limits, &mut outline).is_err() {
                 return Wrote::Nothing;
             }
-            let answers = Mrtr {
-                binding: None,
-                state: state_len.and_then(|_| slot_bytes.get(request_len..state_end)),
-                responses: slot_bytes.get(state_end..=answers_end).map(Value::trusted),
-            };
             self.message(
                 conn,
                 frame,
@@ -143,16 +125,34 @@ impl<S> Server<'_, S> {
                 None,
                 Some((slot, answers)),
                 None,
-                None,
+                defer,
             )
         };
-        match wrote {
-            Wrote::Asked {
-                slot,
-                start,
-                body_start,
-            } => self.park(view, w, slot, start, body_start),
-            wrote => {
+        self.after_run(view, w, Some(slot), wrote)
+    }
+
+    /// What a call that may wait did, run (`retried: None`) or run again
+    /// (its slot): it asked (it waits in its slot), was deferred (a retry
+    /// keeps its slot until it is finished), or is over (a retry's slot is
+    /// freed).
+    pub(super) fn after_run(
+        &self,
+        view: &mut WaitingView<'_>,
+        w: &mut Writer<'_>,
+        retried: Option<usize>,
+        wrote: Wrote,
+    ) -> Wrote {
+        match (wrote, retried) {
+            (
+                Wrote::Asked {
+                    slot,
+                    start,
+                    body_start,
+                },
+                _,
+            ) => self.park(view, w, slot, start, body_start),
+            (Wrote::Deferred, _) | (_, None) => wrote,
+            (wrote, Some(slot)) => {
                 view.release(slot);
                 wrote
             }

@@ -77,7 +77,7 @@ impl<S> Server<'_, S> {
                 None => None,
             };
             match self.handle_or_defer(conn, frame, out, sink, None, None) {
-                Ok(d) => self.finish_deferred(d, frame, out, notify, tools),
+                Ok(d) => self.finish_deferred::<false, _>(d, frame, out, notify, tools, None),
                 Err(len) => return len,
             }
         };
@@ -121,181 +121,224 @@ impl<S> Server<'_, S> {
     /// (`out[..deferred.written()]`). The MRTR input, the handler's context
     /// over the open answer, the handler awaited, the result closed by the
     /// sync code.
-    pub(crate) fn finish_deferred<A: AsyncHandlers<S>>(
+    ///
+    /// With `waiting` (a serve loop that left the store untouched since
+    /// phase 1: it runs one call at a time), a handshake-era handler that
+    /// asks for input waits there as a sync one does, and a call run again
+    /// with the client's answers (`Deferred::retried_slot`) reads its
+    /// request and answers from its slot, not from `frame`.
+    /// `PARKS`: whether `waiting` may be given (a constant, so that a
+    /// caller that never gives one links none of the parking code: the
+    /// store is read after the handler's await, where the optimiser cannot
+    /// see it is `None`).
+    pub(crate) fn finish_deferred<const PARKS: bool, A: AsyncHandlers<S>>(
         &self,
         deferred: Deferred,
         frame: &mut [u8],
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
         handlers: &A,
+        waiting: Option<&mut WaitingView<'_>>,
     ) -> impl Future<Output = Answer> {
         // Taken apart before the future is made: it keeps the pieces only.
+        let retried = if PARKS { deferred.retried_slot() } else { None };
         let Deferred {
             what,
             info,
             out: mark,
         } = deferred;
-        let mut info = RequestInfo::attach(info, notify);
+        let waiting = if PARKS { waiting } else { None };
+        let mut info = RequestInfo::attach(info, notify, waiting.is_some());
         async move {
+            let mut waiting = waiting;
             let mut w = answer_writer(out);
-            let mut resp = Out::resume(&mut w, mark, &self.id);
-            let wrote = match what {
-                Deferral::Tool { at, params, args } => 'call: {
-                    let Some(tool) = self.tools.get(at) else {
-                        break 'call resp.invalid_params();
-                    };
-                    let index = tool.awaits.unwrap_or(u16::MAX);
-                    let args_span = args;
-                    let (args, input) = {
-                        let whole: &[u8] = frame;
-                        let params = params.and_then(|r| whole.get(r)).map(Value::trusted);
-                        let args = match args_span.clone() {
-                            Some(r) => whole.get(r).unwrap_or(b"{}"),
-                            None => b"{}",
+            let wrote = {
+                let mut resp = Out::resume(&mut w, mark, &self.id);
+                // A call run again: its request and the client's answers
+                // (the input, in place of the frame's), from its slot.
+                let (frame, answers) = match (retried, waiting.as_deref_mut()) {
+                    (Some(slot), Some(view)) if PARKS => match view.retry_parts(slot) {
+                        Some((request, answers)) => (request, Some(answers)),
+                        None => (<&mut [u8]>::default(), None),
+                    },
+                    _ => (frame, None),
+                };
+                // Without `PARKS`, none as a constant the optimiser sees.
+                let answers = if PARKS { answers } else { None };
+                match what {
+                    Deferral::Tool { at, params, args } => 'call: {
+                        let Some(tool) = self.tools.get(at) else {
+                            break 'call resp.invalid_params();
                         };
-                        let name = tool.descriptor.name.as_bytes();
-                        let mrtr = match params
-                            .map(|_| self.mrtr_spans(&info, whole, "tools/call", name, args))
-                        {
-                            Some(Ok(spans)) => spans,
-                            _ => break 'call resp.invalid_params(),
+                        let index = tool.awaits.unwrap_or(u16::MAX);
+                        let args_span = args;
+                        let (args, input) = {
+                            let whole: &[u8] = frame;
+                            let params = params.and_then(|r| whole.get(r)).map(Value::trusted);
+                            let args = match args_span.clone() {
+                                Some(r) => whole.get(r).unwrap_or(b"{}"),
+                                None => b"{}",
+                            };
+                            let name = tool.descriptor.name.as_bytes();
+                            let mrtr = match params
+                                .map(|_| self.mrtr_spans(&info, whole, "tools/call", name, args))
+                            {
+                                Some(Ok(spans)) => spans,
+                                _ => break 'call resp.invalid_params(),
+                            };
+                            let [args, state, responses] =
+                                split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
+                            let input = match answers {
+                                Some(answers) => answers,
+                                None => match Self::mrtr_input(mrtr.binding, state, responses) {
+                                    Ok(input) => input,
+                                    Err(()) => break 'call Self::bad_state(resp),
+                                },
+                            };
+                            (args, input)
                         };
-                        let [args, state, responses] =
-                            split_spans(frame, [args_span, mrtr.state, mrtr.responses]);
-                        let Ok(input) = Self::mrtr_input(mrtr.binding, state, responses) else {
-                            break 'call Self::bad_state(resp);
-                        };
-                        (args, input)
-                    };
-                    let mut empty = *b"{}";
-                    // Checked before the call was deferred; the derived check's
-                    // word is not carried here, so a derived parse takes
-                    // serde's way.
-                    let args = Arguments::new(args.unwrap_or(&mut empty), None);
-                    let mut state = ReplyState::default();
-                    // `run_handler`, awaiting.
-                    let body_start = resp.open_result();
-                    let mut track = Track::default();
-                    let outcome = {
-                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
-                        handlers
-                            .call_tool(index, &self.state, args, Reply::new(ctx, &mut state))
-                            .await
-                    };
-                    resp.w.resume(track.len, track.limit, track.overflow);
-                    let ran = Ran { body_start, track };
-                    self.tool_answer(tool, outcome, &ran, state, &info, resp)
-                }
-                Deferral::Complete { is_prompt, spans } => 'complete: {
-                    let Some(request) = super::complete::complete_request(frame, is_prompt, spans)
-                    else {
-                        break 'complete resp.invalid_params();
-                    };
-                    let body_start = resp.open_result();
-                    let mut track = Track::default();
-                    let outcome = {
-                        let none = Mrtr::NONE;
-                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &none);
-                        handlers
-                            .complete(&self.state, request, Completions::new(ctx))
-                            .await
-                    };
-                    resp.w.resume(track.len, track.limit, track.overflow);
-                    let ran = Ran { body_start, track };
-                    match outcome {
-                        Ok(_) => Self::close_handled(resp, &info, &ran, None, "completion"),
-                        Err(e) => resp.protocol(&e),
-                    }
-                }
-                Deferral::Prompt { params } => 'prompt: {
-                    // Phase 1 again over the unchanged frame: the prompt
-                    // and the spans.
-                    let (at, spans, binding) = match self.prompt_phase1(&info, frame, params) {
-                        Ok(found) => found,
-                        Err(refusal) => break 'prompt refusal.answer(resp),
-                    };
-                    let Some(prompt) = self.prompts.get(at) else {
-                        break 'prompt resp.invalid_params();
-                    };
-                    let index = prompt.awaits.unwrap_or(u16::MAX);
-                    let Ok((request, input)) =
-                        Self::prompt_input(prompt, frame, spans, binding, None)
-                    else {
-                        break 'prompt Self::bad_state(resp);
-                    };
-                    let body_start = resp.open_result();
-                    let mut track = Track::default();
-                    let outcome = {
-                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
-                        handlers
-                            .get_prompt(index, &self.state, request, Messages::new(ctx))
-                            .await
-                    };
-                    resp.w.resume(track.len, track.limit, track.overflow);
-                    let ran = Ran { body_start, track };
-                    match outcome {
-                        Ok(_) => Self::close_handled(resp, &info, &ran, None, "prompt"),
-                        Err(e) => resp.protocol(&e),
-                    }
-                }
-                Deferral::Read {
-                    uri,
-                    binding,
-                    state,
-                    responses,
-                } => 'read: {
-                    let (uri, cache, (template, index), request, input) = {
-                        let binding = binding.and_then(|(args, expiry)| {
-                            self.state_key.map(|key| crate::seal::Binding {
-                                key,
-                                method: "resources/read",
-                                name: [b""],
-                                args,
-                                expiry,
-                                subject: info.subject_digest(),
-                            })
-                        });
-                        let [uri, state, responses] =
-                            split_spans(frame, [Some(uri), state, responses]);
-                        let Some(uri) = uri.and_then(|u| core::str::from_utf8(u).ok()) else {
-                            break 'read resp.invalid_params();
-                        };
-                        // What reads it, found again (the URI is unchanged).
-                        // `vars` is moved into the request here: declared
-                        // outside this block, it would stay in the future
-                        // beside the request (256 B more, `tests/asynch.rs`).
-                        let mut vars = Vars::default();
-                        let Some(found) = self.find_read(uri, &mut vars) else {
-                            break 'read resp.invalid_params();
-                        };
-                        let Some(awaits) = found.awaits else {
-                            break 'read resp.invalid_params();
-                        };
-                        let Ok(input) = Self::mrtr_input(binding, state, responses) else {
-                            break 'read Self::bad_state(resp);
-                        };
-                        let request = ReadRequest::new(uri, vars);
-                        (uri, found.cache, awaits, request, input)
-                    };
-                    let body_start = resp.open_result();
-                    let mut track = Track::default();
-                    let outcome = {
-                        let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
-                        let contents = Contents::new(ctx);
-                        if template {
+                        let mut empty = *b"{}";
+                        // Checked before the call was deferred; the derived check's
+                        // word is not carried here, so a derived parse takes
+                        // serde's way.
+                        let args = Arguments::new(args.unwrap_or(&mut empty), None);
+                        let mut state = ReplyState::default();
+                        // `run_handler`, awaiting.
+                        let body_start = resp.open_result();
+                        let mut track = Track::default();
+                        let outcome = {
+                            let ctx =
+                                self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
                             handlers
-                                .read_template(index, &self.state, request, contents)
+                                .call_tool(index, &self.state, args, Reply::new(ctx, &mut state))
                                 .await
-                        } else {
+                        };
+                        resp.w.resume(track.len, track.limit, track.overflow);
+                        let ran = Ran { body_start, track };
+                        self.tool_answer(tool, outcome, &ran, state, &info, resp)
+                    }
+                    Deferral::Complete { is_prompt, spans } => 'complete: {
+                        let Some(request) =
+                            super::complete::complete_request(frame, is_prompt, spans)
+                        else {
+                            break 'complete resp.invalid_params();
+                        };
+                        let body_start = resp.open_result();
+                        let mut track = Track::default();
+                        let outcome = {
+                            let none = Mrtr::NONE;
+                            let ctx = self.ctx(&mut resp, &mut info, &mut track, body_start, &none);
                             handlers
-                                .read_resource(index, &self.state, request, contents)
+                                .complete(&self.state, request, Completions::new(ctx))
                                 .await
+                        };
+                        resp.w.resume(track.len, track.limit, track.overflow);
+                        let ran = Ran { body_start, track };
+                        match outcome {
+                            Ok(_) => Self::close_handled(resp, &info, &ran, None, "completion"),
+                            Err(e) => resp.protocol(&e),
                         }
-                    };
-                    resp.w.resume(track.len, track.limit, track.overflow);
-                    let ran = Ran { body_start, track };
-                    self.read_answer(outcome, &ran, &info, cache, uri, resp)
+                    }
+                    Deferral::Prompt { params } => 'prompt: {
+                        // Phase 1 again over the unchanged frame: the prompt
+                        // and the spans.
+                        let (at, spans, binding) = match self.prompt_phase1(&info, frame, params) {
+                            Ok(found) => found,
+                            Err(refusal) => break 'prompt refusal.answer(resp),
+                        };
+                        let Some(prompt) = self.prompts.get(at) else {
+                            break 'prompt resp.invalid_params();
+                        };
+                        let index = prompt.awaits.unwrap_or(u16::MAX);
+                        let Ok((request, input)) =
+                            Self::prompt_input(prompt, frame, spans, binding, answers)
+                        else {
+                            break 'prompt Self::bad_state(resp);
+                        };
+                        let body_start = resp.open_result();
+                        let mut track = Track::default();
+                        let outcome = {
+                            let ctx =
+                                self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
+                            handlers
+                                .get_prompt(index, &self.state, request, Messages::new(ctx))
+                                .await
+                        };
+                        resp.w.resume(track.len, track.limit, track.overflow);
+                        let ran = Ran { body_start, track };
+                        match outcome {
+                            Ok(_) => Self::close_handled(resp, &info, &ran, None, "prompt"),
+                            Err(e) => resp.protocol(&e),
+                        }
+                    }
+                    Deferral::Read {
+                        uri,
+                        binding,
+                        state,
+                        responses,
+                    } => 'read: {
+                        let (uri, cache, (template, index), request, input) = {
+                            let binding = binding.and_then(|(args, expiry)| {
+                                self.state_key.map(|key| crate::seal::Binding {
+                                    key,
+                                    method: "resources/read",
+                                    name: [b""],
+                                    args,
+                                    expiry,
+                                    subject: info.subject_digest(),
+                                })
+                            });
+                            let [uri, state, responses] =
+                                split_spans(frame, [Some(uri), state, responses]);
+                            let Some(uri) = uri.and_then(|u| core::str::from_utf8(u).ok()) else {
+                                break 'read resp.invalid_params();
+                            };
+                            // What reads it, found again (the URI is unchanged).
+                            // `vars` is moved into the request here: declared
+                            // outside this block, it would stay in the future
+                            // beside the request (256 B more, `tests/asynch.rs`).
+                            let mut vars = Vars::default();
+                            let Some(found) = self.find_read(uri, &mut vars) else {
+                                break 'read resp.invalid_params();
+                            };
+                            let Some(awaits) = found.awaits else {
+                                break 'read resp.invalid_params();
+                            };
+                            let input = match answers {
+                                Some(answers) => answers,
+                                None => match Self::mrtr_input(binding, state, responses) {
+                                    Ok(input) => input,
+                                    Err(()) => break 'read Self::bad_state(resp),
+                                },
+                            };
+                            let request = ReadRequest::new(uri, vars);
+                            (uri, found.cache, awaits, request, input)
+                        };
+                        let body_start = resp.open_result();
+                        let mut track = Track::default();
+                        let outcome = {
+                            let ctx =
+                                self.ctx(&mut resp, &mut info, &mut track, body_start, &input);
+                            let contents = Contents::new(ctx);
+                            if template {
+                                handlers
+                                    .read_template(index, &self.state, request, contents)
+                                    .await
+                            } else {
+                                handlers
+                                    .read_resource(index, &self.state, request, contents)
+                                    .await
+                            }
+                        };
+                        resp.w.resume(track.len, track.limit, track.overflow);
+                        let ran = Ran { body_start, track };
+                        self.read_answer(outcome, &ran, &info, cache, uri, resp)
+                    }
                 }
+            };
+            let wrote = match waiting {
+                Some(view) if PARKS => self.after_run(view, &mut w, retried, wrote),
+                _ => wrote,
             };
             Answer::of(wrote, w)
         }

@@ -113,6 +113,17 @@ impl Deferred {
         self.out.written()
     }
 
+    /// The waiting-call slot of a call run again with the client's
+    /// answers: its request and answers are there
+    /// (`WaitingView::retry_parts`), not in the frame that brought the
+    /// last answer.
+    pub(crate) fn retried_slot(&self) -> Option<usize> {
+        match self.info.asking {
+            Asking::Slot(slot) if self.info.retried => Some(slot),
+            _ => None,
+        }
+    }
+
     /// The request's id as received (raw JSON), from the open answer in
     /// `out` (the buffer phase 1 wrote into).
     #[cfg(any(feature = "embedded-io-async", feature = "async-handlers"))]
@@ -163,6 +174,9 @@ pub(super) struct Detached {
     progress: Option<heapless::Vec<u8, MAX_PROGRESS_TOKEN>>,
     named: NamedSpans,
     asking: Asking,
+    /// A handshake-era call run again with the client's answers (they are
+    /// in its slot, `asking`'s).
+    retried: bool,
     /// Whom the caller authenticated the request as (state is bound to it).
     subject: Option<Subject>,
 }
@@ -246,19 +260,22 @@ impl<'n> RequestInfo<'n> {
             client: self.client,
             progress: self.progress.take(),
             named: core::mem::take(&mut self.named),
-            // A deferred call cannot be parked in a waiting store (its
-            // tentative slot is simply not taken).
-            asking: match self.asking {
-                Asking::Slot(_) => Asking::NoRoom(NoRoom::Async),
-                asking => asking,
-            },
+            // The slot stays: phase 2 parks the call there if its caller
+            // kept the store untouched meanwhile (`attach`).
+            asking: self.asking,
+            retried: self.retry.is_some(),
             subject: self.subject,
         }
     }
 
-    /// Facts kept by [`detach`](Self::detach), with a sink again.
+    /// Facts kept by [`detach`](Self::detach), with a sink again (a call
+    /// run again takes its answers from its slot, not from here). `parks`:
+    /// the call's waiting store was left untouched since phase 1 (a serve
+    /// loop that runs one call at a time), so a handler that asks waits in
+    /// the slot phase 1 chose; otherwise (other requests may have taken it)
+    /// it cannot wait.
     #[cfg(feature = "async-handlers")]
-    pub(super) fn attach(d: Detached, notify: Option<&'n mut dyn Notify>) -> Self {
+    pub(super) fn attach(d: Detached, notify: Option<&'n mut dyn Notify>, parks: bool) -> Self {
         Self {
             version: d.version,
             modern: d.modern,
@@ -267,7 +284,10 @@ impl<'n> RequestInfo<'n> {
             progress: d.progress,
             notify,
             named: d.named,
-            asking: d.asking,
+            asking: match d.asking {
+                Asking::Slot(_) if !parks => Asking::NoRoom(NoRoom::Async),
+                asking => asking,
+            },
             retry: None,
             subject: d.subject,
             defer: None,

@@ -245,7 +245,7 @@ impl<S> Server<'_, S> {
             Ok(Envelope::Response { id }) => {
                 return match (waiting, id) {
                     (Some(view), Some(id)) => {
-                        self.client_answer(conn, frame, id.raw(), view, w, notify)
+                        self.client_answer(conn, frame, id.raw(), view, w, notify, defer)
                     }
                     _ => Wrote::Nothing,
                 };

@@ -16,6 +16,8 @@
 //! and the answers as one JSON object; a request or answers that do not fit
 //! are refused with an error naming the limit.
 
+use crate::context::Mrtr;
+use crate::wire::json::Value;
 use core::fmt;
 
 /// Rounds of input requests one call may make before it fails (`-32603`).
@@ -433,6 +435,45 @@ impl WaitingView<'_> {
             return Ok(meta.all_answered());
         }
         Ok(false)
+    }
+
+    /// A call whose answers are all in, ready to run again: its answers
+    /// object closed (`record` kept the byte for it) and its request
+    /// copied to the scratch area. `None` if the slot is not consistent.
+    pub(crate) fn prepare_retry(&mut self, slot: usize) -> Option<()> {
+        let m = self.meta.get(slot).copied()?;
+        let answers_end = m.request_len + m.state_len.unwrap_or(0) + m.answers_len;
+        let request_len = m.request_len;
+        let start = slot.saturating_mul(self.slot_bytes);
+        let bytes = self
+            .bytes
+            .get_mut(start..start.saturating_add(self.slot_bytes))?;
+        *bytes.get_mut(answers_end)? = b'}';
+        self.scratch
+            .get_mut(..request_len)?
+            .copy_from_slice(bytes.get(..request_len)?);
+        Some(())
+    }
+
+    /// What [`prepare_retry`](Self::prepare_retry) made ready: the request
+    /// (in the scratch area) and the call's state and answers (in its
+    /// slot), borrowed apart.
+    pub(crate) fn retry_parts(&mut self, slot: usize) -> Option<(&mut [u8], Mrtr<'_>)> {
+        let m = self.meta.get(slot).copied()?;
+        let state_end = m.request_len + m.state_len.unwrap_or(0);
+        let answers_end = state_end + m.answers_len;
+        let start = slot.saturating_mul(self.slot_bytes);
+        let bytes: &[u8] = self
+            .bytes
+            .get(start..start.saturating_add(self.slot_bytes))?;
+        let answers = Mrtr {
+            binding: None,
+            state: m
+                .state_len
+                .and_then(|_| bytes.get(m.request_len..state_end)),
+            responses: bytes.get(state_end..=answers_end).map(Value::trusted),
+        };
+        Some((self.scratch.get_mut(..m.request_len)?, answers))
     }
 
     /// The key an adapter knows `slot`'s call by (stable across rounds).

@@ -76,14 +76,16 @@ where
 /// [`serve_async_subscribed`](super::serve_async_subscribed) does for a
 /// server without async tools:
 ///
-/// * a sync handler's call that asks the client for input (handshake era:
-///   an elicitation, a sampling request, the roots) has its requests sent
-///   on this stream and waits in `waiting` while the loop serves on; it is
-///   answered when the client's answers are in. An **async** handler that
-///   asks on the handshake era is answered `-32603 cannot wait for the
-///   client's input in an async handler on this protocol version` (its
-///   future is not kept while the loop serves on); on 2026-07-28 both
-///   kinds ask through `input_required`, which needs no store;
+/// * a call whose handler asks the client for input (handshake era: an
+///   elicitation, a sampling request, the roots) has its requests sent on
+///   this stream and waits in `waiting` while the loop serves on; when the
+///   client's answers are in, the handler runs again with them, an async
+///   one awaited as its first run was (one call at a time, as above), and
+///   the call is answered. The store is the loop's alone while a handler
+///   runs, which is what lets an async call wait there (over HTTP, where
+///   other requests share the store meanwhile, it cannot: `-32603`). On
+///   2026-07-28 handlers ask through `input_required`, which needs no
+///   store;
 /// * the notifications due ([`Server::pending`]) are written before each
 ///   frame is answered, after the last one, and whenever the future
 ///   `changed()` returns is ready while the loop waits for input (signal
@@ -389,15 +391,16 @@ where
 {
     // Without `KEEPS`, none as constants: `kept` is a field of this
     // future, which the optimiser does not see through.
-    let (waiting, subs) = if KEEPS {
+    let (mut waiting, subs) = if KEEPS {
         (kept.waiting, kept.subs)
     } else {
         (None, None)
     };
-    let deferred = match server.handle_or_defer(conn, line, output, None, waiting, subs) {
-        Ok(d) => d,
-        Err(n) => return Ok(n),
-    };
+    let deferred =
+        match server.handle_or_defer(conn, line, output, None, waiting.as_deref_mut(), subs) {
+            Ok(d) => d,
+            Err(n) => return Ok(n),
+        };
     let mut id = heapless::Vec::<u8, MAX_CANCEL_ID>::new();
     let watch = id.extend_from_slice(deferred.id(output)).is_ok();
     let Call {
@@ -407,45 +410,57 @@ where
         eof,
     } = call;
     let mut sink = |m: &[u8]| notes.push(m);
-    let mut handler = pin!(server.finish_deferred(deferred, line, output, Some(&mut sink), tools));
-    loop {
-        let woke = {
-            let free = rest.get_mut(filled + *read..).unwrap_or(&mut []);
-            let reading = !*eof && !free.is_empty();
-            let mut pending_read = pin!(io.read(free));
-            poll_fn(|cx| {
-                if let Poll::Ready(answer) = crate::asynch::poll_apart(handler.as_mut(), cx) {
-                    return Poll::Ready(Woke::Done(answer.len));
-                }
-                if reading && let Poll::Ready(r) = pending_read.as_mut().poll(cx) {
-                    return Poll::Ready(Woke::Read(r));
-                }
-                if !notes.is_empty() {
-                    return Poll::Ready(Woke::Noted);
-                }
-                Poll::Pending
-            })
-            .await
-        };
-        match woke {
-            Woke::Done(n) => {
-                notes.flush(io).await?;
-                return Ok(n);
-            }
-            Woke::Noted => notes.flush(io).await?,
-            Woke::Read(Err(e)) => return Err(Error::Read(e)),
-            Woke::Read(Ok(0)) => *eof = true,
-            Woke::Read(Ok(n)) => {
-                let before = filled + *read;
-                *read += n;
-                let seen = rest.get(..filled + *read).unwrap_or(&[]);
-                if watch && cancels_in(seen, before, &id, server.json_limits()) {
-                    notes.flush(io).await?;
-                    return Ok(0);
+    // The store is left to the call until it is over (this loop runs one
+    // call at a time): a handler that asks waits in it.
+    let finished = {
+        let mut handler = pin!(server.finish_deferred::<KEEPS, _>(
+            deferred,
+            line,
+            output,
+            Some(&mut sink),
+            tools,
+            waiting,
+        ));
+        loop {
+            let woke = {
+                let free = rest.get_mut(filled + *read..).unwrap_or(&mut []);
+                let reading = !*eof && !free.is_empty();
+                let mut pending_read = pin!(io.read(free));
+                poll_fn(|cx| {
+                    if let Poll::Ready(answer) = crate::asynch::poll_apart(handler.as_mut(), cx) {
+                        return Poll::Ready(Woke::Done(answer.len));
+                    }
+                    if reading && let Poll::Ready(r) = pending_read.as_mut().poll(cx) {
+                        return Poll::Ready(Woke::Read(r));
+                    }
+                    if !notes.is_empty() {
+                        return Poll::Ready(Woke::Noted);
+                    }
+                    Poll::Pending
+                })
+                .await
+            };
+            match woke {
+                Woke::Done(n) => break Some(n),
+                Woke::Noted => notes.flush(io).await?,
+                Woke::Read(Err(e)) => return Err(Error::Read(e)),
+                Woke::Read(Ok(0)) => *eof = true,
+                Woke::Read(Ok(n)) => {
+                    let before = filled + *read;
+                    *read += n;
+                    let seen = rest.get(..filled + *read).unwrap_or(&[]);
+                    if watch && cancels_in(seen, before, &id, server.json_limits()) {
+                        break None;
+                    }
                 }
             }
         }
-    }
+    };
+    // Cancelled: the handler's future is dropped. A call run again keeps
+    // its slot until the cancel notification, read and buffered, is
+    // handled next, in order, and drops it as any waiting call's.
+    notes.flush(io).await?;
+    Ok(finished.unwrap_or(0))
 }
 
 /// Whether a complete line of `buffered` that ends at or after `from`
