@@ -388,26 +388,6 @@ fn on_2026_07_28_the_same_handler_answers_input_required() {
     assert_eq!(text(&v), "Spice.");
 }
 
-// A tool that asks for the client's roots, once per round, `rounds` times.
-fn roots_tool<'a>(_: &'a (), args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    #[derive(serde::Deserialize)]
-    struct Args {
-        rounds: u8,
-    }
-    let Args { rounds } = args.parse()?;
-    let done = reply.request_state().map_or(0, |s| s[0]);
-    if done >= rounds {
-        let roots = reply
-            .input_response("roots")
-            .and_then(|r| r.value().get("roots"))
-            .map_or(0, |r| r.len());
-        return reply.text_fmt(format_args!("{roots} roots after {done} rounds"));
-    }
-    let mut ask = reply.input_required();
-    ask.roots("roots").state(&[done + 1]);
-    ask.finish()
-}
-
 // A tool that asks for two things at once.
 fn two_tool<'a>(_: &'a (), _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     if let (Some(a), Some(b)) = (reply.input_response("name"), reply.input_response("model")) {
@@ -439,7 +419,7 @@ static ROOTS_TOOLS: [Tool<()>; 2] = [
             "roots",
             &Schema::object(&[picomcp::schema::Property::new("rounds", Schema::integer())]),
         ),
-        roots_tool,
+        common::roots_tool,
     ),
     Tool::new(ToolDescriptor::new("two", &Schema::object(&[])), two_tool),
 ];

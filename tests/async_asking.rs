@@ -17,26 +17,10 @@ use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::{Server, ServerInfo};
 use serde_json::{Value, json};
 
-/// Asks for the client's roots `rounds` times, then answers how many
-/// roots the last answer had.
-async fn roots_tool<'a>(_: &'a (), args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    #[derive(serde::Deserialize)]
-    struct Args {
-        rounds: u8,
-    }
+/// `common::roots_tool`, after an await.
+async fn roots_tool<'a>(state: &'a (), args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     Yield(2).await;
-    let Args { rounds } = args.parse()?;
-    let done = reply.request_state().map_or(0, |s| s[0]);
-    if done >= rounds {
-        let roots = reply
-            .input_response("roots")
-            .and_then(|r| r.value().get("roots"))
-            .map_or(0, |r| r.len());
-        return reply.text_fmt(format_args!("{roots} roots after {done} rounds"));
-    }
-    let mut ask = reply.input_required();
-    ask.roots("roots").state(&[done + 1]);
-    ask.finish()
+    common::roots_tool(state, args, reply)
 }
 
 /// A resource that needs the client's roots.
@@ -47,7 +31,7 @@ async fn roots_resource<'a>(
 ) -> ResourceOutcome<'a> {
     Yield(1).await;
     if let Some(answer) = contents.input_response("roots") {
-        let n = answer.value().get("roots").map_or(0, |r| r.len());
+        let n = common::roots_in(Some(answer));
         contents.text_fmt(req.uri(), None, format_args!("{n} roots"));
         return contents.finish();
     }
@@ -64,7 +48,7 @@ async fn roots_prompt<'a>(
 ) -> PromptOutcome<'a> {
     Yield(3).await;
     if let Some(answer) = messages.input_response("roots") {
-        let n = answer.value().get("roots").map_or(0, |r| r.len());
+        let n = common::roots_in(Some(answer));
         messages.user(if n == 2 { "two roots" } else { "other roots" });
         return messages.finish(None);
     }

@@ -466,56 +466,58 @@ fn asking_the_client_gives_the_same_bytes_as_the_blocking_loop() {
                 text,
                 "chunk {chunk}, Pending every {pending_every}"
             );
-            // The async-tools loop with a store and subscriptions (no async
-            // tool here).
-            let mut pipe = AsyncPipe::new(&input, chunk, pending_every);
-            let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
-            let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
-            let mut notes = [0u8; 256];
-            let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
-                &common::BOOKSHOP,
-                &mut pipe,
-                &mut inb,
-                &mut outb,
-                &mut notes,
-                &(),
-                &mut waiting,
-                &mut subs,
-                std::future::pending,
-            ));
-            result.unwrap();
-            // The one difference: this connection keeps subscriptions.
+            // The async-tools loop with a store and subscriptions: the one
+            // difference, this connection keeps subscriptions. Without
+            // async tools, and with the async twins (`reserve` and `blurb`
+            // async tools that ask: they wait as the sync handlers do, and
+            // are run again, awaited, when the client's answers are in).
             let with_subs = text.replacen("\"subscribe\":false", "\"subscribe\":true", 1);
+            let plain = tools_loop::<1, _, _>(&common::BOOKSHOP, &(), &input, chunk, pending_every);
             assert_eq!(
-                String::from_utf8_lossy(&pipe.output),
-                with_subs,
-                "serve_async_tools_subscribed: chunk {chunk}, Pending every {pending_every}"
+                plain, with_subs,
+                "no async tool: chunk {chunk}, Pending every {pending_every}"
             );
-            // The async twins (`reserve` and `blurb` async tools that ask):
-            // they wait as the sync handlers do, and are run again, awaited,
-            // when the client's answers are in.
-            let mut pipe = AsyncPipe::new(&input, chunk, pending_every);
-            let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
-            let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
-            let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
+            let twins = tools_loop::<1, _, _>(
                 &common::twins::TWIN_SHOP,
-                &mut pipe,
-                &mut inb,
-                &mut outb,
-                &mut notes,
                 &common::twins::Twins,
-                &mut waiting,
-                &mut subs,
-                std::future::pending,
-            ));
-            result.unwrap();
+                &input,
+                chunk,
+                pending_every,
+            );
             assert_eq!(
-                String::from_utf8_lossy(&pipe.output),
-                with_subs,
+                twins, with_subs,
                 "the async twins: chunk {chunk}, Pending every {pending_every}"
             );
         }
     }
+}
+
+/// What `serve_async_tools_subscribed` writes for `input` (a store of `N`
+/// calls, one subscription), read `chunk` bytes at a time.
+fn tools_loop<const N: usize, S, A: picomcp::asynch::AsyncHandlers<S>>(
+    server: &picomcp::Server<'_, S>,
+    tools: &A,
+    input: &[u8],
+    chunk: usize,
+    pending_every: usize,
+) -> String {
+    let mut pipe = AsyncPipe::new(input, chunk, pending_every);
+    let (mut inb, mut outb, mut notes) = (vec![0u8; 1024], vec![0u8; 4096], [0u8; 256]);
+    let mut waiting = picomcp::server::Waiting::<N, 1024>::new();
+    let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
+    let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
+        server,
+        &mut pipe,
+        &mut inb,
+        &mut outb,
+        &mut notes,
+        tools,
+        &mut waiting,
+        &mut subs,
+        std::future::pending,
+    ));
+    result.unwrap();
+    String::from_utf8(pipe.output).unwrap()
 }
 
 /// The async-tools loop with a store: a sync tool and an async one that
@@ -548,41 +550,12 @@ fn in_the_async_tools_loop_sync_and_async_calls_wait_side_by_side() {
         "\n",
     );
     let run = |slots: usize| {
-        let mut pipe = AsyncPipe::new(&input, 7, 3);
-        let (mut inb, mut outb) = (vec![0u8; 1024], vec![0u8; 4096]);
-        let mut two = picomcp::server::Waiting::<2, 1024>::new();
-        let mut one = picomcp::server::Waiting::<1, 1024>::new();
-        let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
-        let mut notes = [0u8; 256];
-        let (result, _) = if slots == 2 {
-            block_on(picomcp::transport::serve_async_tools_subscribed(
-                &MIXED,
-                &mut pipe,
-                &mut inb,
-                &mut outb,
-                &mut notes,
-                &Twins,
-                &mut two,
-                &mut subs,
-                std::future::pending,
-            ))
+        let out = if slots == 2 {
+            tools_loop::<2, _, _>(&MIXED, &Twins, &input, 7, 3)
         } else {
-            block_on(picomcp::transport::serve_async_tools_subscribed(
-                &MIXED,
-                &mut pipe,
-                &mut inb,
-                &mut outb,
-                &mut notes,
-                &Twins,
-                &mut one,
-                &mut subs,
-                std::future::pending,
-            ))
+            tools_loop::<1, _, _>(&MIXED, &Twins, &input, 7, 3)
         };
-        result.unwrap();
-        String::from_utf8(pipe.output)
-            .unwrap()
-            .lines()
+        out.lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect::<Vec<serde_json::Value>>()
     };
@@ -669,25 +642,7 @@ fn cancelling_an_async_call_run_again_frees_its_slot() {
         ],
         "\n",
     );
-    let mut pipe = AsyncPipe::new(&input, 7, 0);
-    let (mut inb, mut outb) = (vec![0u8; 1024], vec![0u8; 4096]);
-    let mut waiting = picomcp::server::Waiting::<1, 1024>::new();
-    let mut subs = picomcp::changes::Subscriptions::<1, 64>::new();
-    let mut notes = [0u8; 256];
-    let (result, _) = block_on(picomcp::transport::serve_async_tools_subscribed(
-        &SERVER,
-        &mut pipe,
-        &mut inb,
-        &mut outb,
-        &mut notes,
-        &SlowRetry,
-        &mut waiting,
-        &mut subs,
-        std::future::pending,
-    ));
-    result.unwrap();
-    let lines: Vec<serde_json::Value> = String::from_utf8(pipe.output)
-        .unwrap()
+    let lines: Vec<serde_json::Value> = tools_loop::<1, _, _>(&SERVER, &SlowRetry, &input, 7, 0)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();

@@ -139,3 +139,32 @@ pub fn ready_at<S>(server: &Server<'_, S>, conn: &mut picomcp::Connection, versi
         let _ = server.handle(conn, &mut frame, &mut out);
     }
 }
+
+/// A tool that asks for the client's roots, once per round, `rounds` times,
+/// then answers how many roots the last answer had.
+pub fn roots_tool<'a>(
+    _: &'a (),
+    args: picomcp::tool::Arguments<'a>,
+    reply: picomcp::tool::Reply<'_>,
+) -> picomcp::tool::ToolOutcome<'a> {
+    #[derive(serde::Deserialize)]
+    struct Args {
+        rounds: u8,
+    }
+    let Args { rounds } = args.parse()?;
+    let done = reply.request_state().map_or(0, |s| s[0]);
+    if done >= rounds {
+        let roots = roots_in(reply.input_response("roots"));
+        return reply.text_fmt(format_args!("{roots} roots after {done} rounds"));
+    }
+    let mut ask = reply.input_required();
+    ask.roots("roots").state(&[done + 1]);
+    ask.finish()
+}
+
+/// How many roots a `roots/list` answer lists (0 without one).
+pub fn roots_in(answer: Option<picomcp::mrtr::InputResponse<'_>>) -> usize {
+    answer
+        .and_then(|r| r.value().get("roots"))
+        .map_or(0, |r| r.len())
+}
