@@ -75,11 +75,16 @@
 //! its future is still pending; without a sink they are written ahead of the
 //! answer in `out`, as with [`Server::handle`].
 //!
-//! Not yet: an async handler that asks the client for input on the
-//! handshake era (a call that waits in [`Waiting`](crate::server::Waiting))
-//! is answered as a call that cannot wait (2026-07-28's `input_required`
-//! works); an async tool inside a JSON-RPC batch, or served by a plain
-//! [`Server::handle`], is answered `-32603` saying the tool is async.
+//! An async handler that asks the client for input on the handshake era
+//! waits in a [`Waiting`](crate::server::Waiting) store as a sync one does
+//! where the caller leaves the store to the call while it runs:
+//! [`serve_async_tools_subscribed`](crate::transport::serve_async_tools_subscribed)
+//! (feature `embedded-io-async`), which runs one call at a time. Elsewhere
+//! ([`Server::handle_async`], and over HTTP, where the requests in flight
+//! share the store) it is answered as a call that cannot wait (`-32603`);
+//! 2026-07-28's `input_required` works everywhere. An async tool inside a
+//! JSON-RPC batch, or served by a plain [`Server::handle`], is answered
+//! `-32603` saying the tool is async.
 //! Resource reads (fixed URIs and templates), prompts and completion can
 //! be async too ([`async_handlers!`](crate::async_handlers)).
 //!

@@ -243,7 +243,8 @@ pub(crate) enum NoRoom {
     TooLarge { slot_bytes: usize },
     /// A request inside a batch (its answer is part of the batch's).
     Batch,
-    /// An async handler's call: it cannot wait in the store (yet).
+    /// An async handler's call where its caller may let other requests
+    /// take the store while the handler runs (over HTTP): it cannot wait.
     #[cfg(feature = "async-handlers")]
     Async,
 }
