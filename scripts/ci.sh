@@ -110,6 +110,11 @@ scripts/interop.sh "$bookshop" --page-size 1
 step "interop, subscriptions: the Python SDK client is told of changes on stdio (resources/subscribe; 2026-07-28 listen), inside and outside requests"
 "${PICOMCP_VENV:-target/interop-venv}/bin/python" tests/interop/subscribe.py "$bookshop"
 
+step "interop, async tools on a stream: the Python SDK client drives examples/bookshop_async (serve_async_tools_subscribed; get_author, reserve and blurb async: calls that ask wait in the loop's store) and its subscriptions"
+cargo build --release --example bookshop_async
+scripts/interop.sh "$target_dir/release/examples/bookshop_async"
+"${PICOMCP_VENV:-target/interop-venv}/bin/python" tests/interop/subscribe.py "$target_dir/release/examples/bookshop_async"
+
 step "interop over HTTP: the Python SDK's streamable_http_client drives http_bookshop (handshake era) at /mcp of its axum Router while GET /health answers beside it"
 cargo build --release --example http_bookshop
 scripts/interop_http.sh

@@ -8,6 +8,7 @@
 //! at the binary (`target/release/bookshop`). `bookshop --help` lists the
 //! options ([`USAGE`]).
 
+mod key;
 mod shop;
 
 use std::sync::OnceLock;
@@ -28,18 +29,6 @@ fn wake() {
 /// This process's change registry: `buy`s, and the deliveries of
 /// `--restock-every`, which no request causes.
 static CHANGES: Changes = Changes::new().on_change(wake);
-
-/// 32 bytes from the OS's randomness (std's hasher keys are seeded from it).
-fn random_key() -> [u8; 32] {
-    use std::hash::{BuildHasher, Hasher};
-    let mut key = [0u8; 32];
-    for (i, chunk) in key.chunks_mut(8).enumerate() {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_usize(i);
-        chunk.copy_from_slice(&h.finish().to_le_bytes());
-    }
-    key
-}
 
 /// `bookshop --help` (stdout, exit 0); after an unknown option or a bad
 /// value, on stderr with exit status 2.
@@ -169,7 +158,7 @@ fn main() {
         },
         None => {
             eprintln!("bookshop: warning: no --key-file: a random key for this process");
-            Box::leak(random_key().into())
+            Box::leak(key::random_key().into())
         }
     };
     // Each list's first page is written once per protocol version, then
