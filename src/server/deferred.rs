@@ -91,8 +91,9 @@ impl<S> Server<'_, S> {
     /// Phase 1: answer `frame` into `out` (`Err(n)`: the answer's length),
     /// or stop before an async tool's handler (`Ok`: the record).
     /// With `waiting` and `subs`, a connection's waiting calls and
-    /// subscriptions, as the serve loops keep them (a sync handler's call
-    /// that asks for input waits there; an async one's cannot).
+    /// subscriptions, as the serve loops keep them (a call that asks for
+    /// input waits there; an async handler's only where the caller hands
+    /// the store on to `finish_deferred`).
     pub(crate) fn handle_or_defer(
         &self,
         conn: &mut Connection,
