@@ -92,6 +92,18 @@ impl Meta {
             .unwrap_or(&[])
     }
 
+    /// Where the call's state ends in its slot (the answers object starts
+    /// there): the slot holds the request, the state, then the answers.
+    fn state_end(&self) -> usize {
+        self.request_len + self.state_len.unwrap_or(0)
+    }
+
+    /// Where the answers recorded so far end (the byte `record` keeps for
+    /// the closing `}`).
+    fn answers_end(&self) -> usize {
+        self.state_end() + self.answers_len
+    }
+
     pub(crate) fn all_answered(&self) -> bool {
         let all = (1u16 << self.count) - 1;
         u16::from(self.answered) == all
@@ -278,16 +290,18 @@ impl NoRoom {
 impl WaitingView<'_> {
     /// The bytes of slot `slot`.
     pub(crate) fn slot(&self, slot: usize) -> &[u8] {
-        let start = slot.saturating_mul(self.slot_bytes);
-        self.bytes
-            .get(start..start.saturating_add(self.slot_bytes))
-            .unwrap_or(&[])
+        self.bytes.get(self.span(slot)).unwrap_or(&[])
     }
 
     fn slot_mut(&mut self, slot: usize) -> &mut [u8] {
+        let span = self.span(slot);
+        self.bytes.get_mut(span).unwrap_or(&mut [])
+    }
+
+    /// Where slot `slot` lies in `bytes`.
+    fn span(&self, slot: usize) -> core::ops::Range<usize> {
         let start = slot.saturating_mul(self.slot_bytes);
-        let end = start.saturating_add(self.slot_bytes);
-        self.bytes.get_mut(start..end).unwrap_or(&mut [])
+        start..start.saturating_add(self.slot_bytes)
     }
 
     /// Copy `frame` (a request whose handler may ask for input) into a free
@@ -413,7 +427,7 @@ impl WaitingView<'_> {
         let Some(m) = self.meta.get(slot).copied() else {
             return Err(NoRoom::TooLarge { slot_bytes });
         };
-        let start = m.request_len + m.state_len.unwrap_or(0) + m.answers_len;
+        let start = m.answers_end();
         let key = m.key(k);
         let comma = usize::from(m.answered != 0);
         // `,"KEY":RESULT`, and one byte kept for the closing `}`.
@@ -443,16 +457,12 @@ impl WaitingView<'_> {
     /// copied to the scratch area. `None` if the slot is not consistent.
     pub(crate) fn prepare_retry(&mut self, slot: usize) -> Option<()> {
         let m = self.meta.get(slot).copied()?;
-        let answers_end = m.request_len + m.state_len.unwrap_or(0) + m.answers_len;
-        let request_len = m.request_len;
-        let start = slot.saturating_mul(self.slot_bytes);
-        let bytes = self
-            .bytes
-            .get_mut(start..start.saturating_add(self.slot_bytes))?;
-        *bytes.get_mut(answers_end)? = b'}';
+        let span = self.span(slot);
+        let bytes = self.bytes.get_mut(span)?;
+        *bytes.get_mut(m.answers_end())? = b'}';
         self.scratch
-            .get_mut(..request_len)?
-            .copy_from_slice(bytes.get(..request_len)?);
+            .get_mut(..m.request_len)?
+            .copy_from_slice(bytes.get(..m.request_len)?);
         Some(())
     }
 
@@ -461,18 +471,15 @@ impl WaitingView<'_> {
     /// slot), borrowed apart.
     pub(crate) fn retry_parts(&mut self, slot: usize) -> Option<(&mut [u8], Mrtr<'_>)> {
         let m = self.meta.get(slot).copied()?;
-        let state_end = m.request_len + m.state_len.unwrap_or(0);
-        let answers_end = state_end + m.answers_len;
-        let start = slot.saturating_mul(self.slot_bytes);
-        let bytes: &[u8] = self
-            .bytes
-            .get(start..start.saturating_add(self.slot_bytes))?;
+        let bytes: &[u8] = self.bytes.get(self.span(slot))?;
         let answers = Mrtr {
             binding: None,
             state: m
                 .state_len
-                .and_then(|_| bytes.get(m.request_len..state_end)),
-            responses: bytes.get(state_end..=answers_end).map(Value::trusted),
+                .and_then(|_| bytes.get(m.request_len..m.state_end())),
+            responses: bytes
+                .get(m.state_end()..=m.answers_end())
+                .map(Value::trusted),
         };
         Some((self.scratch.get_mut(..m.request_len)?, answers))
     }
