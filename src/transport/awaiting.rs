@@ -93,8 +93,10 @@ where
 ///   while an async handler runs they wait for its answer.
 ///
 /// It links the parking, client-answer and subscription code, which
-/// [`serve_async_tools`] leaves out (9.6 KB of the thumbv7m async
-/// firmware, measured).
+/// [`serve_async_tools`] leaves out: the async firmware measured 71,104 B
+/// of flash through `serve_async_tools` and 81,708 B through this loop
+/// with a two-call store and subscriptions (2026-12-07, README "On an
+/// async executor").
 ///
 /// # Errors
 ///
@@ -142,8 +144,7 @@ where
 /// The loop of both: `KEEPS`, whether the connection keeps waiting calls
 /// and subscriptions. Without, every route passes none of them as a
 /// constant (never read from the loop's state), so the optimiser drops
-/// their code (parking, client answers, subscriptions: 9.6 KB of the async
-/// firmware). The store and the subscriptions come by reference, and the
+/// their code (parking, client answers, subscriptions). The store and the subscriptions come by reference, and the
 /// loop's state is made here: an argument of an async fn is kept twice in
 /// its future (as given, and as the local it is moved into).
 #[allow(clippy::too_many_arguments)]
