@@ -50,22 +50,22 @@ const META_KEYS: [&str; 4] = [
 /// What a frame's one validation picks out: the message's members
 /// ([`MESSAGE_KEYS`](crate::wire::envelope::MESSAGE_KEYS)), those of its
 /// `params` ([`PARAMS_KEYS`]) and those of `params._meta` ([`META_KEYS`]).
-pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys {
+pub(crate) static OUTLINE_KEYS: OutlineKeys = OutlineKeys::new(
     // Members expected in the order `jsonrpc`, `id`, `method`, `params`
     // (a cycle: any rotation of it too), and `name`, `arguments`, `_meta`:
     // the Python SDK's order (its transcripts in `tests/data/vectors`); the
     // TypeScript SDK writes `method`, `params`, then `jsonrpc`, `id`, and
     // adds `_meta` to `params` last (`tools/call-ts-order` in
     // `scripts/list_cost.sh` counts what its order costs).
-    top: Level::cycling(
+    Level::cycling(
         &Name::all(crate::wire::envelope::MESSAGE_KEYS),
         &["jsonrpc", "id", "method", "params"],
     ),
-    parent: crate::wire::envelope::PARAMS,
-    inner: Level::cycling(&Name::all(PARAMS_KEYS), &["name", "arguments", "_meta"]),
-    inner_parent: PARAM_META,
-    deep: Level::deep(&Name::all(META_KEYS)),
-};
+    crate::wire::envelope::PARAMS,
+    Level::cycling(&Name::all(PARAMS_KEYS), &["name", "arguments", "_meta"]),
+    PARAM_META,
+    Level::deep(&Name::all(META_KEYS)),
+);
 
 /// The fuzz targets' check of the outline (`cfg(fuzzing)`, set by
 /// cargo-fuzz; hidden): a frame's outlined validation with

@@ -10,18 +10,66 @@ use super::string::JsonStr;
 use super::value::Value;
 
 /// Keys an [`Outline`] records slots for: at most [`SLOTS`] per level.
+///
+/// The three levels are one array, and each level's parent slot another
+/// ([`OutlineKeys::new`] fills both): the validator asks for a level's
+/// names at every recorded member, and an index into an array is a few
+/// instructions fewer than a `match` on the level (about 40 a request of
+/// the stdio mix, `scripts/stdio_cost.sh`).
 #[derive(Debug)]
 pub(crate) struct OutlineKeys {
-    /// Members of the top-level object.
-    pub(crate) top: Level,
-    /// Which of `top` holds the object whose members `inner` names.
-    pub(crate) parent: usize,
-    /// Members of that object.
-    pub(crate) inner: Level,
-    /// Which of `inner` holds the object whose members `deep` names.
-    pub(crate) inner_parent: usize,
-    /// Members of that object.
-    pub(crate) deep: Level,
+    /// Members of the top-level object, of its `parent` member's object,
+    /// and of that object's `inner_parent` member's object.
+    levels: [Level; 3],
+    /// Per level, the slot whose object the next level names (`parent`;
+    /// `SLOTS + inner_parent`; none, `usize::MAX`, for the third).
+    parents: [usize; 3],
+}
+
+impl OutlineKeys {
+    /// The members of the top-level object (`top`), which of them holds the
+    /// object whose members `inner` names (`parent`), and which of those
+    /// holds the object whose members `deep` names (`inner_parent`).
+    pub(crate) const fn new(
+        top: Level,
+        parent: usize,
+        inner: Level,
+        inner_parent: usize,
+        deep: Level,
+    ) -> Self {
+        OutlineKeys {
+            levels: [top, inner, deep],
+            parents: [parent, SLOTS + inner_parent, usize::MAX],
+        }
+    }
+
+    /// The top level's names.
+    #[cfg(any(test, fuzzing))]
+    fn top(&self) -> &Level {
+        let [top, _, _] = &self.levels;
+        top
+    }
+
+    /// The second level's names.
+    #[cfg(any(test, fuzzing))]
+    fn inner(&self) -> &Level {
+        let [_, inner, _] = &self.levels;
+        inner
+    }
+
+    /// The third level's names.
+    #[cfg(any(test, fuzzing))]
+    fn deep(&self) -> &Level {
+        let [_, _, deep] = &self.levels;
+        deep
+    }
+
+    /// The first names expected at each level (64-bit targets).
+    #[cfg(target_pointer_width = "64")]
+    const fn firsts(&self) -> [u8; 3] {
+        let [top, inner, deep] = &self.levels;
+        [top.first, inner.first, deep.first]
+    }
 }
 
 /// One level's names, and a table from a key's first byte and length to
@@ -437,7 +485,7 @@ impl Outline {
             open: [NONE; 3],
             active: 1,
             #[cfg(target_pointer_width = "64")]
-            next: [keys.top.first, keys.inner.first, keys.deep.first],
+            next: keys.firsts(),
         }
     }
 
@@ -449,8 +497,7 @@ impl Outline {
         self.active = 1;
         #[cfg(target_pointer_width = "64")]
         {
-            let keys = self.keys;
-            self.next = [keys.top.first, keys.inner.first, keys.deep.first];
+            self.next = self.keys.firsts();
         }
     }
 
@@ -614,12 +661,13 @@ impl Outline {
     /// object's members the next level names (none for the third).
     #[inline(always)]
     fn level_names(&self, level: usize) -> (&'static Level, usize) {
-        let keys = self.keys;
-        match level {
-            0 => (&keys.top, keys.parent),
-            1 => (&keys.inner, SLOTS + keys.inner_parent),
-            _ => (&keys.deep, usize::MAX),
-        }
+        let keys: &'static OutlineKeys = self.keys;
+        // Any level past the third is the third's (as callers never ask).
+        let i = if level < 3 { level } else { 2 };
+        let [_, _, deep] = &keys.levels;
+        let names = keys.levels.get(i).unwrap_or(deep);
+        let parent = keys.parents.get(i).copied().unwrap_or(usize::MAX);
+        (names, parent)
     }
 
     /// [`Self::member`]'s common case: the index of the name of at most 8
@@ -755,23 +803,29 @@ impl Outline {
         let keys = self.keys;
         let mut found = [0; 3];
         let mut repeated = 0;
-        for (i, name) in keys.top.names.iter().enumerate() {
+        for (i, name) in keys.top().names.iter().enumerate() {
             let (want, again) = first_of(Some(whole), name.text);
             assert_eq!(self.top(input, i), want, "top {}", name.text);
             found[0] += usize::from(want.is_some());
             repeated |= u32::from(again) << i;
         }
         assert_eq!(self.repeated_top(), repeated, "repeated");
-        let parent =
-            (keys.top.names.get(keys.parent)).and_then(|n| first_of(Some(whole), n.text).0);
-        for (i, name) in keys.inner.names.iter().enumerate() {
+        let parent = keys
+            .parents
+            .first()
+            .and_then(|&p| keys.top().names.get(p))
+            .and_then(|n| first_of(Some(whole), n.text).0);
+        for (i, name) in keys.inner().names.iter().enumerate() {
             let want = first_of(parent, name.text).0;
             assert_eq!(self.inner(input, i), want, "inner {}", name.text);
             found[1] += usize::from(want.is_some());
         }
-        let inner =
-            (keys.inner.names.get(keys.inner_parent)).and_then(|n| first_of(parent, n.text).0);
-        for (i, name) in keys.deep.names.iter().enumerate() {
+        let inner = keys
+            .parents
+            .get(1)
+            .and_then(|&p| keys.inner().names.get(p.wrapping_sub(SLOTS)))
+            .and_then(|n| first_of(parent, n.text).0);
+        for (i, name) in keys.deep().names.iter().enumerate() {
             let want = first_of(inner, name.text).0;
             assert_eq!(self.deep(input, i), want, "deep {}", name.text);
             found[2] += usize::from(want.is_some());
@@ -857,23 +911,23 @@ mod tests {
     /// Two keys alike in their first 16 bytes and their length.
     const LONG: &str = "a-key-longer-than-sixteenX";
 
-    static KEYS: OutlineKeys = OutlineKeys {
-        top: Level::new(&Name::all(["id", "name", "p", ""])),
-        parent: 2,
-        inner: Level::new(&Name::all(["name", "k", "p"])),
-        inner_parent: 2,
-        deep: Level::deep(&Name::all(["k", LONG, "name"])),
-    };
+    static KEYS: OutlineKeys = OutlineKeys::new(
+        Level::new(&Name::all(["id", "name", "p", ""])),
+        2,
+        Level::new(&Name::all(["name", "k", "p"])),
+        2,
+        Level::deep(&Name::all(["k", LONG, "name"])),
+    );
 
     /// [`KEYS`] with members expected in an order ([`Level::cycling`]):
     /// `id`, `name`, `p` at the top, `p`, `k` in `p`.
-    static CYCLING: OutlineKeys = OutlineKeys {
-        top: Level::cycling(&Name::all(["id", "name", "p", ""]), &["id", "name", "p"]),
-        parent: 2,
-        inner: Level::cycling(&Name::all(["name", "k", "p"]), &["p", "k"]),
-        inner_parent: 2,
-        deep: Level::deep(&Name::all(["k", LONG, "name"])),
-    };
+    static CYCLING: OutlineKeys = OutlineKeys::new(
+        Level::cycling(&Name::all(["id", "name", "p", ""]), &["id", "name", "p"]),
+        2,
+        Level::cycling(&Name::all(["name", "k", "p"]), &["p", "k"]),
+        2,
+        Level::deep(&Name::all(["k", LONG, "name"])),
+    );
 
     /// Keys of every length up to past 255 at each recorded level, before
     /// the names they share a length or a first byte with: never taken
