@@ -581,3 +581,104 @@ fn the_waiting_rules_hold_on_every_handshake_version() {
         assert!(c.waiting.is_empty());
     }
 }
+
+/// Asks for the roots with `n` bytes of state (`{"n": n}`); run again with
+/// its state, tells how many bytes came back.
+fn stash_tool<'a>(_: &'a (), args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    #[derive(serde::Deserialize)]
+    struct Args {
+        n: usize,
+    }
+    let Args { n } = args.parse()?;
+    if let Some(state) = reply.request_state() {
+        let same = state.iter().all(|&b| b == b's');
+        return reply.text_fmt(format_args!(
+            "{} bytes of state back, same: {same}",
+            state.len()
+        ));
+    }
+    let payload = [b's'; 2 * picomcp::mrtr::MAX_STATE];
+    let mut ask = reply.input_required();
+    ask.roots("roots")
+        .state(payload.get(..n).unwrap_or(&payload));
+    ask.finish()
+}
+
+static STASH_TOOLS: [Tool<()>; 1] = [Tool::new(
+    ToolDescriptor::new(
+        "stash",
+        &Schema::object(&[picomcp::schema::Property::new("n", Schema::integer())]),
+    ),
+    stash_tool,
+)];
+/// A test key (not a secret: it seals nothing outside this test).
+static STASHER: Server<'static, ()> = Server::new(ServerInfo::new("stasher", "1"), ())
+    .tools(&STASH_TOOLS)
+    .request_state_key(b"picomcp test key: asking.rs, not a secret");
+
+const STATE_REFUSED: &str = "a handler answered input_required without inputRequests or requestState, or its requestState could not be sealed (is a request-state key set? at most 96 bytes)";
+
+/// `mrtr::MAX_STATE` at its edge, on both eras: a handler's state of
+/// exactly that many bytes comes back whole on the retry (kept with the
+/// waiting call on the handshake era, sealed into `requestState` on
+/// 2026-07-28); one byte more is the handler's bug, `-32603`, and nothing
+/// waits.
+#[test]
+fn request_state_at_the_limit_and_one_past_on_both_eras() {
+    let max = picomcp::mrtr::MAX_STATE;
+    assert_eq!(max, 96, "the README's limits table says 96");
+    let roots = json!({"roots":[{"uri":"file:///a"}]});
+    // The handshake era: the store keeps the state.
+    let mut c = Client::<_, 1, 1024>::new(&STASHER, "2025-11-25", json!({"roots":{}}));
+    let out = c.send(&call(1, "stash", json!({"n": max})));
+    assert_eq!(out[0]["method"], "roots/list", "{out:?}");
+    let out = c.send(&answer(&out[0]["id"], roots.clone()));
+    assert_eq!(out[0]["id"], 1);
+    assert_eq!(text(&out[0]), "96 bytes of state back, same: true");
+    assert!(c.waiting.is_empty());
+    let out = c.send(&call(2, "stash", json!({"n": max + 1})));
+    assert_eq!(
+        out,
+        [json!({"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":STATE_REFUSED}})]
+    );
+    assert!(c.waiting.is_empty());
+
+    // 2026-07-28: the state goes to the client sealed, and comes back.
+    let handle = |frame: String| -> Value {
+        let mut conn = Connection::new();
+        let mut frame = frame.into_bytes();
+        let mut out = vec![0u8; 4096];
+        let n = STASHER.handle(&mut conn, &mut frame, &mut out);
+        serde_json::from_slice(&out[..n]).unwrap()
+    };
+    let v = handle(modern_call(
+        3,
+        "stash",
+        json!({"n": max}),
+        json!({"roots":{}}),
+    ));
+    assert_eq!(v["result"]["resultType"], "input_required", "{v}");
+    let state = v["result"]["requestState"].clone();
+    assert!(state.is_string(), "{v}");
+    let mut retry: Value = serde_json::from_str(&modern_call(
+        4,
+        "stash",
+        json!({"n": max}),
+        json!({"roots":{}}),
+    ))
+    .unwrap();
+    retry["params"]["requestState"] = state;
+    retry["params"]["inputResponses"] = json!({"roots": roots});
+    let v = handle(retry.to_string());
+    assert_eq!(text(&v), "96 bytes of state back, same: true", "{v}");
+    let v = handle(modern_call(
+        5,
+        "stash",
+        json!({"n": max + 1}),
+        json!({"roots":{}}),
+    ));
+    assert_eq!(
+        v,
+        json!({"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":STATE_REFUSED}})
+    );
+}

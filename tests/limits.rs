@@ -164,3 +164,50 @@ fn jsontestsuite_through_the_server() {
     println!("JSONTestSuite through the server (class: files, of which -32700): {counts:?}");
     assert!(counts["n"].0 > 170 && counts["y"].0 > 80);
 }
+
+/// `content::MAX_PROGRESS_TOKEN` at its edge: a token of that many bytes as
+/// written (a string's quotes included; an integer's digits) is echoed in
+/// each progress notification; one byte more and the call is answered as
+/// ever, without notifications.
+#[test]
+fn progress_token_at_the_limit_and_one_past() {
+    let max = picomcp::content::MAX_PROGRESS_TOKEN;
+    assert_eq!(max, 64, "the README's limits table says 64");
+    let call = |token: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"count","arguments":{{"n":2}},"_meta":{{"progressToken":{token}}}}}}}"#
+        )
+    };
+    let cases = [
+        (format!("\"{}\"", "t".repeat(max - 2)), true),
+        (format!("\"{}\"", "t".repeat(max - 1)), false),
+        ("9".repeat(max), true),
+        ("9".repeat(max + 1), false),
+    ];
+    for (token, kept) in cases {
+        let out = common::session(&[&call(&token)]);
+        let progress: Vec<&String> = out
+            .iter()
+            .filter(|l| l.contains("notifications/progress"))
+            .collect();
+        if kept {
+            assert_eq!(progress.len(), 2, "{token}: {out:?}");
+            for (i, p) in progress.iter().enumerate() {
+                assert_eq!(
+                    **p,
+                    format!(
+                        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":{},"total":2}}}}"#,
+                        i + 1
+                    )
+                );
+            }
+        } else {
+            assert!(progress.is_empty(), "{token}: {out:?}");
+        }
+        let last = out.last().expect("an answer");
+        assert!(
+            last.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":"#) && last.contains("counted 2"),
+            "{token}: {last}"
+        );
+    }
+}
