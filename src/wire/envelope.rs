@@ -145,7 +145,7 @@ fn not_an_object() -> Invalid<'static> {
 /// after an optional `-`, digits only. Of the bytes a number holds, the
 /// digits alone have bit 4 set and bit 6 clear (`.`, `e`, `E`, `+` and `-`
 /// do not), so 4 to 16 of them are told by two words (64-bit targets:
-/// about 10 instructions a request of the stdio mix against a test of each
+/// 14 instructions a request of the stdio mix against a test of each
 /// byte for `.`, `e` and `E`, `scripts/stdio_cost.sh`).
 #[inline]
 fn is_integer_literal(raw: &[u8]) -> bool {
