@@ -88,7 +88,7 @@ pub(super) fn progress_token(
     let token = token?;
     let ok = match token.kind() {
         Kind::String => true,
-        Kind::Number => token.as_number().is_some_and(|n| n.is_integer_literal()),
+        Kind::Number => json::integer_literal(token.raw()),
         _ => false,
     };
     if !ok {

@@ -5,8 +5,7 @@
 //! echoed verbatim with its JSON type (`"abc"`, `""`, `0`, `-1`,
 //! `9007199254740993` — never rounded through a float).
 
-use crate::wire::json::{JsonStr, Kind, Value, slot_of};
-use crate::wire::swar::{ONES_U64, two_words};
+use crate::wire::json::{JsonStr, Kind, Value, integer_literal, slot_of};
 
 /// A request id: a JSON string or an integer, kept as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,32 +139,6 @@ fn not_an_object() -> Invalid<'static> {
     }
 }
 
-/// Whether a validated JSON number is written without fraction or exponent
-/// (what `Number::is_integer_literal` checks, without parsing it again):
-/// after an optional `-`, digits only. Of the bytes a number holds, the
-/// digits alone have bit 4 set and bit 6 clear (`.`, `e`, `E`, `+` and `-`
-/// do not), so 4 to 16 of them are told by two words (64-bit targets:
-/// 14 instructions a request of the stdio mix against a test of each
-/// byte for `.`, `e` and `E`, `scripts/stdio_cost.sh`).
-#[inline]
-fn is_integer_literal(raw: &[u8]) -> bool {
-    let digits = raw.strip_prefix(b"-").unwrap_or(raw);
-    let n = digits.len();
-    if cfg!(target_pointer_width = "64") && (4..=16).contains(&n) {
-        // Two words of 4 bytes (the high ones zero) below 8 bytes.
-        let live = if n >= 8 {
-            u64::MAX
-        } else {
-            u64::from(u32::MAX)
-        };
-        let [a, b] = two_words(digits);
-        let want = (ONES_U64 * 0x10) & live;
-        let digit_bits = ONES_U64 * 0x50;
-        return (a & digit_bits) == want && (b & digit_bits) == want;
-    }
-    digits.iter().all(|&b| b & 0x50 == 0x10)
-}
-
 /// The message of an object whose `jsonrpc`, `id`, `method` and `params`
 /// are `kept`; `result`: it has `result` or `error`; `dup`: one of the four
 /// appears twice.
@@ -177,7 +150,7 @@ fn classify<'a>(
     let [jsonrpc, id, method, params] = kept;
     let id_ok = id.and_then(|v| match v.kind() {
         Kind::String => Some(Id { raw: v.raw() }),
-        Kind::Number if is_integer_literal(v.raw()) => Some(Id { raw: v.raw() }),
+        Kind::Number if integer_literal(v.raw()) => Some(Id { raw: v.raw() }),
         _ => None,
     });
     let invalid = |reason| Err(Invalid { id: id_ok, reason });
@@ -228,31 +201,6 @@ mod tests {
 
     fn env(s: &str) -> Result<Envelope<'_>, Invalid<'_>> {
         parse(Value::parse(s.as_bytes(), &Limits::DEFAULT).unwrap())
-    }
-
-    /// Every number of the grammar from 1 to 20 bytes long, with and
-    /// without fraction, exponent and sign, against the definition: no
-    /// `.`, `e` or `E` in it.
-    #[test]
-    fn integer_literals_are_told_at_every_length() {
-        let mut texts = std::vec::Vec::new();
-        for n in 1..=20 {
-            let digits: std::string::String =
-                (0..n).map(|i| char::from(b'1' + (i % 9) as u8)).collect();
-            for (head, tail) in [("", ""), ("-", ""), ("", ".5"), ("-", "e7"), ("", "E+1")] {
-                texts.push(std::format!("{head}{digits}{tail}"));
-            }
-            texts.push(std::format!("0.{digits}"));
-            texts.push(std::format!("{}e-{}", &digits[..n / 2 + 1], n));
-        }
-        texts.push("0".into());
-        texts.push("-0".into());
-        for text in &texts {
-            let raw = text.as_bytes();
-            assert!(Value::parse(raw, &Limits::DEFAULT).is_ok(), "{text}");
-            let want = !raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
-            assert_eq!(is_integer_literal(raw), want, "{text}");
-        }
     }
 
     fn id_of(s: &str) -> Option<&[u8]> {

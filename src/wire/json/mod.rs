@@ -26,6 +26,7 @@ pub(crate) use lex::skip_ws;
 pub use lex::value_len;
 pub use limits::{JsonError, Limits, MAX_DEPTH};
 pub use number::Number;
+pub(crate) use number::integer_literal;
 pub(crate) use outline::{Level, Name, Outline, OutlineKeys, slot_of};
 pub use string::{Chars, JsonStr, unescape_in_place, unescape_str_in_place};
 pub use validate::validate;
