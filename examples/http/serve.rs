@@ -1,7 +1,7 @@
 //! The HTTP adapter shared by `http_bookshop` and `conformance_fixture`:
-//! their command line, and an axum `Router` that mounts the picomcp
-//! endpoint ([`picomcp_tower::McpService`]) at `/mcp` beside a `/health`
-//! route, served by `picomcp_tower::serve` (hyper 1 on a tokio
+//! their command line, and the picomcp endpoint
+//! ([`picomcp_tower::McpService`]) mounted at `/mcp` in front of an axum
+//! `Router` with a `/health` route ([`picomcp_tower::Mount`]), served by `picomcp_tower::serve` (hyper 1 on a tokio
 //! multi-thread runtime, with header and idle timeouts and a connection
 //! cap). The session table sits behind a mutex held only to copy a
 //! `Connection` out or write it back; the service's waiting-call and stream
@@ -17,7 +17,7 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use picomcp::Server;
 use picomcp::http::Sessions;
-use picomcp_tower::{Builder, Config, ConnLimits, McpService};
+use picomcp_tower::{Builder, Config, ConnLimits, McpService, Mount};
 
 /// The `on_change` hook of the server's `Changes`: every open notification
 /// stream looks for what is due.
@@ -181,10 +181,12 @@ pub fn run<S: Sync + 'static, const N: usize>(
                 },
             );
         }
+        // `/mcp` straight to the endpoint (no route look-up, no boxed
+        // body: `Mount`'s doc), every other path to an axum Router.
         let app = Router::new()
             .route("/health", get(|| async { "ok\n" }))
-            .route_service("/mcp", mcp)
             .fallback(|| async { (StatusCode::NOT_FOUND, "not found: the endpoint is /mcp\n") });
+        let app = Mount::new("/mcp", mcp, app);
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => l,

@@ -102,9 +102,11 @@
 #![deny(missing_docs)]
 
 mod conn;
+mod mount;
 mod service;
 
 pub use conn::{ConnLimits, serve};
+pub use mount::{Mount, MountFuture};
 pub use service::{Builder, Config, McpBody, McpService, Peers, SharedStore};
 
 /// Bytes from the operating system's randomness (`/dev/urandom`): the

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Frame;
-use http_body_util::BodyExt;
 use picomcp::asynch::AsyncHandlers;
 use picomcp::http::call::{Begun, PendingCall};
 use picomcp::http::{Headers, Http, SessionId, SessionStore, Sessions, Streams};
@@ -424,7 +423,9 @@ async fn sweep<S: Sync + 'static>(inner: Weak<Inner<S>>, period: Duration) {
         let Some(inner) = inner.upgrade() else {
             return;
         };
-        out.resize(inner.config.max_response, 0);
+        if out.len() != inner.config.max_response {
+            out = vec![0; inner.config.max_response];
+        }
         let now = inner.start.elapsed().as_secs();
         let mut waiting = lock(&inner.waiting);
         inner.expire_waiting(&mut waiting, now, &mut out);
@@ -455,51 +456,95 @@ impl BodyError {
     }
 }
 
-/// A request body's bytes, at most `max` of them (trailers are ignored).
-/// One data chunk (most bodies: they came with the head) is kept as it is
-/// (hyper's `Bytes`: no copy); a second one and later ones are appended to
-/// a copy of the first. (What `Limited` and `collect` do, without their
-/// queue of chunks: about 600 instructions less a request,
+/// A request body's bytes as they come, at most `max` of them (trailers
+/// are ignored). One data chunk (most bodies: they came with the head) is
+/// kept as it is (hyper's `Bytes`: no copy); a second one and later ones
+/// are appended to a copy of the first. (What `Limited` and `collect` do,
+/// without their queue of chunks: about 600 instructions less a request,
 /// `scripts/http_cost.sh`.)
-async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
-where
-    B: http_body::Body,
-{
-    use bytes::Buf;
-    let mut body = std::pin::pin!(body);
-    // The one chunk so far, or (once `more` is not empty) nothing more.
-    let mut first = Bytes::new();
-    let mut more: Vec<u8> = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let Ok(mut data) = frame.map_err(|_| BodyError::Unreadable)?.into_data() else {
-            continue;
+struct Collected {
+    /// The one chunk so far, or (once `more` is not empty) nothing more.
+    first: Bytes,
+    more: Vec<u8>,
+    max: usize,
+}
+
+impl Collected {
+    fn new(max: usize) -> Self {
+        Collected {
+            first: Bytes::new(),
+            more: Vec::new(),
+            max,
+        }
+    }
+
+    fn push<D: bytes::Buf>(&mut self, frame: Frame<D>) -> Result<(), BodyError> {
+        let Ok(mut data) = frame.into_data() else {
+            return Ok(());
         };
         let n = data.remaining();
-        let held = first.len() + more.len();
-        if n > max.saturating_sub(held) {
+        let held = self.first.len() + self.more.len();
+        if n > self.max.saturating_sub(held) {
             return Err(BodyError::TooLarge);
         }
         if held == 0 {
-            first = data.copy_to_bytes(n);
-            continue;
+            self.first = data.copy_to_bytes(n);
+            return Ok(());
         }
-        if more.is_empty() {
-            more.reserve(first.len() + n);
-            more.extend_from_slice(&first);
-            first = Bytes::new();
+        if self.more.is_empty() {
+            self.more.reserve(self.first.len() + n);
+            self.more.extend_from_slice(&self.first);
+            self.first = Bytes::new();
         }
         while data.has_remaining() {
             let chunk = data.chunk();
-            more.extend_from_slice(chunk);
+            self.more.extend_from_slice(chunk);
             let k = chunk.len();
             data.advance(k);
         }
+        Ok(())
     }
-    Ok(if more.is_empty() {
-        first
-    } else {
-        Bytes::from(more)
-    })
+
+    fn finish(self) -> Bytes {
+        if self.more.is_empty() {
+            self.first
+        } else {
+            Bytes::from(self.more)
+        }
+    }
+}
+
+/// Take what is here of `body` into `read`: ready when the body is over
+/// (or refused), pending while more is on its way. A body that says it is
+/// over is not polled again: hyper's knows from `Content-Length` (one poll
+/// of its channel fewer a request).
+fn poll_body<B>(
+    mut body: Pin<&mut B>,
+    read: &mut Collected,
+    cx: &mut Context<'_>,
+) -> Poll<Result<(), BodyError>>
+where
+    B: http_body::Body,
+{
+    while !body.is_end_stream() {
+        match body.as_mut().poll_frame(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => break,
+            Poll::Ready(Some(Err(_))) => return Poll::Ready(Err(BodyError::Unreadable)),
+            Poll::Ready(Some(Ok(frame))) => read.push(frame)?,
+        }
+    }
+    Poll::Ready(Ok(()))
+}
+
+/// The rest of `body` after what `read` holds.
+async fn read_body<B>(body: B, mut read: Collected) -> Result<Bytes, BodyError>
+where
+    B: http_body::Body,
+{
+    let mut body = std::pin::pin!(body);
+    std::future::poll_fn(|cx| poll_body(body.as_mut(), &mut read, cx)).await?;
+    Ok(read.finish())
 }
 
 /// One MCP Streamable HTTP endpoint (both protocol eras) as a
@@ -875,13 +920,36 @@ impl<S: Sync + 'static> McpService<S> {
         B::Data: Send,
         B::Error: Into<BoxError>,
     {
-        let inner = &*self.inner;
-        let config = &inner.config;
         let (parts, body) = req.into_parts();
-        // A declared length over the cap is refused before a byte is read:
-        // the body's exact size when it knows it (hyper's does, from
-        // `Content-Length`: no header lookup, about 100 instructions a
-        // request), else the header.
+        if let Some(refused) = self.refuse_declared(&parts, &body) {
+            return Ok(refused);
+        }
+        let config = &self.inner.config;
+        // A body that is already here (most are: it came with the head) is
+        // taken without arming the timer.
+        let mut read = std::pin::pin!(read_body(body, Collected::new(config.max_body)));
+        let ready = std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
+        let collected = match ready {
+            Poll::Ready(r) => Ok(r),
+            // Boxed, as the timer is only armed for a body still on its way.
+            Poll::Pending => Box::pin(tokio::time::timeout(config.body_timeout, read)).await,
+        };
+        Ok(match collected {
+            Ok(Ok(body)) => self.serve_body(parts, body, from_client).await,
+            Ok(Err(refused)) => refused.response(),
+            Err(_) => BodyError::TimedOut.response(),
+        })
+    }
+
+    /// A declared length over the cap is refused before a byte is read:
+    /// the body's exact size when it knows it (hyper's does, from
+    /// `Content-Length`: no header lookup, about 100 instructions a
+    /// request), else the header.
+    fn refuse_declared<B: http_body::Body>(
+        &self,
+        parts: &http::request::Parts,
+        body: &B,
+    ) -> Option<Response<McpBody>> {
         let declared = body.size_hint().exact().or_else(|| {
             parts
                 .headers
@@ -889,53 +957,83 @@ impl<S: Sync + 'static> McpService<S> {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok())
         });
-        if declared.is_some_and(|n| n > config.max_body as u64) {
-            return Ok(BodyError::TooLarge.response());
-        }
-        // A body that is already here (most are: it came with the head) is
-        // taken without arming the timer.
-        let mut read = std::pin::pin!(read_body(body, config.max_body));
-        let ready = std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
-        let collected = match ready {
-            Poll::Ready(r) => Ok(r),
-            // Boxed, as the timer is only armed for a body still on its way.
-            Poll::Pending => Box::pin(tokio::time::timeout(config.body_timeout, read)).await,
-        };
-        let body = match collected {
-            Ok(Ok(body)) => body,
-            Ok(Err(refused)) => return Ok(refused.response()),
-            Err(_) => return Ok(BodyError::TimedOut.response()),
-        };
-        let now = self.now();
-        // What the peers are told about: a client's request of a session.
-        let peers = inner
+        declared
+            .is_some_and(|n| n > self.inner.config.max_body as u64)
+            .then(|| BodyError::TooLarge.response())
+    }
+
+    /// What the peers are told about: a client's request of a session.
+    fn peers_of(
+        &self,
+        parts: &http::request::Parts,
+        from_client: bool,
+    ) -> Option<(&dyn Peers, SessionId)> {
+        self.inner
             .peers
             .as_deref()
             .filter(|_| from_client)
             .and_then(|p| {
                 let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
                 Some((p, SessionId::parse(id.trim())?))
-            });
-        let sent = match peers {
-            Some((p, id)) if parts.method == Method::GET => {
-                // The session's subscriptions, made through any replica,
-                // before its stream opens here.
-                for uri in p.subscriptions(&id) {
-                    self.relayed(id, subscribe_message(&uri, true)).await;
-                }
-                None
+            })
+    }
+
+    /// A session's `GET` with peers: the session's subscriptions, made
+    /// through any replica, are applied here before its stream opens (the
+    /// one step before the core's that awaits).
+    fn relays_first(&self, parts: &http::request::Parts, from_client: bool) -> bool {
+        parts.method == Method::GET && self.peers_of(parts, from_client).is_some()
+    }
+
+    /// Serve a request whose body is all here.
+    async fn serve_body(
+        &self,
+        parts: http::request::Parts,
+        body: Bytes,
+        from_client: bool,
+    ) -> Response<McpBody> {
+        if let Some((p, id)) = self.peers_of(&parts, from_client)
+            && parts.method == Method::GET
+        {
+            for uri in p.subscriptions(&id) {
+                self.relayed(id, subscribe_message(&uri, true)).await;
             }
+        }
+        match self.answer_now(&parts, &body, from_client) {
+            Ok(r) => r,
+            // Boxed: the call's future is most of this one's size, and only
+            // an async handler's call (a rare request) makes it.
+            Err(job) => Box::pin(self.finish_call(*job, session_of(&parts.headers))).await,
+        }
+    }
+
+    /// The core's answer to a request whose body is all here, or the call
+    /// an async handler is to finish.
+    fn answer_now(
+        &self,
+        parts: &http::request::Parts,
+        body: &Bytes,
+        from_client: bool,
+    ) -> Result<Response<McpBody>, Box<CallJob>> {
+        let inner = &*self.inner;
+        let config = &inner.config;
+        let now = self.now();
+        let peers = self.peers_of(parts, from_client);
+        let sent = match peers {
             Some(_) if parts.method == Method::POST => Some(body.clone()),
             _ => None,
         };
         let headers = HeaderView(&parts.headers);
-        let begun = BUFFERS.with(|buffers| -> Result<Response<McpBody>, Box<CallJob>> {
+        BUFFERS.with(|buffers| -> Result<Response<McpBody>, Box<CallJob>> {
             let Buffers { out, input } = &mut *buffers.borrow_mut();
             if out.len() != config.max_response {
-                out.resize(config.max_response, 0);
+                // Zeroed by the allocator (`calloc`: fresh pages from the
+                // OS for a large buffer), not written over byte by byte on
+                // each thread's first request.
+                *out = vec![0; config.max_response];
             }
             input.clear();
-            input.extend_from_slice(&body);
+            input.extend_from_slice(body);
             let mut request =
                 picomcp::http::Request::new(parts.method.as_str(), &headers, input, now);
             if let Some(subject) = config
@@ -1029,12 +1127,6 @@ impl<S: Sync + 'static> McpService<S> {
                 tokio::spawn(self.clone().notification_stream(id, tx, of_session));
             }
             Ok(response_for(&r, reply))
-        });
-        Ok(match begun {
-            Ok(r) => r,
-            // Boxed: the call's future is most of this one's size, and only
-            // an async handler's call (a rare request) makes it.
-            Err(job) => Box::pin(self.finish_call(*job, session_of(&parts.headers))).await,
         })
     }
 
@@ -1152,5 +1244,105 @@ where
         // whole into its box).
         self.start_sweep();
         Box::pin(self.clone().serve_as(req, true))
+    }
+}
+
+/// An MCP response future that needs no allocation for a request the core
+/// answers at once (its body here with its head, no handler to await):
+/// what [`crate::Mount`] gives for a body that is `Unpin` (hyper's, axum's).
+/// Anything else (a body still on its way, a `GET` with peers, an async
+/// handler's call) goes on as [`McpService`]'s own boxed future.
+pub(crate) struct Fast<S: 'static, B> {
+    state: FastState<S, B>,
+}
+
+// The request is held inline, not boxed: an allocation a request is what
+// this future is for not making.
+#[allow(clippy::large_enum_variant)]
+enum FastState<S: 'static, B> {
+    Start(McpService<S>, Request<B>),
+    Slow(Pin<Box<dyn Future<Output = Response<McpBody>> + Send>>),
+    Over,
+}
+
+impl<S: Sync + 'static> McpService<S> {
+    /// `req`'s answer as a [`Fast`] future.
+    pub(crate) fn call_fast<B>(&self, req: Request<B>) -> Fast<S, B> {
+        self.start_sweep();
+        Fast {
+            state: FastState::Start(self.clone(), req),
+        }
+    }
+}
+
+impl<S, B> Future for Fast<S, B>
+where
+    S: Sync + 'static,
+    B: http_body::Body + Send + Unpin + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Output = Response<McpBody>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response<McpBody>> {
+        let this = self.get_mut();
+        loop {
+            match std::mem::replace(&mut this.state, FastState::Over) {
+                FastState::Start(service, req) => {
+                    let (parts, mut body) = req.into_parts();
+                    if let Some(refused) = service.refuse_declared(&parts, &body) {
+                        return Poll::Ready(refused);
+                    }
+                    let mut read = Collected::new(service.inner.config.max_body);
+                    match poll_body(Pin::new(&mut body), &mut read, cx) {
+                        Poll::Ready(Ok(())) => {}
+                        Poll::Ready(Err(refused)) => return Poll::Ready(refused.response()),
+                        // The rest under the body timeout, as `serve_as`'s.
+                        Poll::Pending => {
+                            this.state = FastState::Slow(Box::pin(async move {
+                                let timeout = service.inner.config.body_timeout;
+                                match tokio::time::timeout(timeout, read_body(body, read)).await {
+                                    Ok(Ok(body)) => service.serve_body(parts, body, true).await,
+                                    Ok(Err(refused)) => refused.response(),
+                                    Err(_) => BodyError::TimedOut.response(),
+                                }
+                            }));
+                            continue;
+                        }
+                    }
+                    let body = read.finish();
+                    if service.relays_first(&parts, true) {
+                        this.state = FastState::Slow(Box::pin(async move {
+                            service.serve_body(parts, body, true).await
+                        }));
+                        continue;
+                    }
+                    match service.answer_now(&parts, &body, true) {
+                        Ok(r) => return Poll::Ready(r),
+                        Err(job) => {
+                            this.state = FastState::Slow(Box::pin(async move {
+                                let session = session_of(&parts.headers);
+                                service.finish_call(*job, session).await
+                            }));
+                        }
+                    }
+                }
+                FastState::Slow(mut f) => {
+                    let r = f.as_mut().poll(cx);
+                    if r.is_pending() {
+                        this.state = FastState::Slow(f);
+                    }
+                    return r;
+                }
+                // Polled again after its answer: a future's contract allows
+                // anything but undefined behaviour; this one answers 500.
+                FastState::Over => {
+                    return Poll::Ready(plain(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "polled after its answer\n",
+                    ));
+                }
+            }
+        }
     }
 }
