@@ -1,5 +1,6 @@
 //! The bookshop MCP server over Streamable HTTP (picomcp-tower's service
-//! in an axum router beside `/health`, hyper 1, tokio multi-thread): both
+//! mounted at `/mcp` in front of an axum router with `/health`, hyper 1,
+//! tokio multi-thread): both
 //! protocol eras on one endpoint, `/mcp`.
 //!
 //! ```sh

@@ -115,7 +115,7 @@ cargo build --release --example bookshop_async
 scripts/interop.sh "$target_dir/release/examples/bookshop_async"
 "${PICOMCP_VENV:-target/interop-venv}/bin/python" tests/interop/subscribe.py "$target_dir/release/examples/bookshop_async"
 
-step "interop over HTTP: the Python SDK's streamable_http_client drives http_bookshop (handshake era) at /mcp of its axum Router while GET /health answers beside it"
+step "interop over HTTP: the Python SDK's streamable_http_client drives http_bookshop (handshake era) at /mcp (a Mount in front of its axum Router) while GET /health answers beside it"
 cargo build --release --example http_bookshop
 scripts/interop_http.sh
 

@@ -5,9 +5,9 @@
 # legacy checks, the asking ones included, plus the HTTP exchanges).
 # Then tests/interop/subscribe.py --url: two clients, one subscribes (its
 # session's GET stream; a 2026-07-28 listen stream), the other buys, the first
-# is told. Meanwhile GET /health, an ordinary route of the same axum Router
-# (picomcp-tower's McpService is mounted at /mcp beside it), must answer
-# 200 "ok" throughout.
+# is told. Meanwhile GET /health, an ordinary route of the axum Router
+# behind the same server (picomcp-tower's McpService is mounted at /mcp in
+# front of it, a Mount), must answer 200 "ok" throughout.
 #
 # Usage, from anywhere (runs in the repo root):
 #   scripts/interop_http.sh            # every legacy check (--all)
@@ -47,8 +47,8 @@ LOG=target/interop-http-server.log
 # shellcheck disable=SC2086 # SERVER_ARGS is a list of words
 start_http_server interop_http "$LOG" "$BIN" --port "$PORT" ${SERVER_ARGS:-}
 
-# MCP is one route of the example's axum Router (picomcp-tower's McpService
-# at /mcp); /health is another. While the Python client runs against /mcp,
+# MCP is the example's endpoint at /mcp (picomcp-tower's McpService in a
+# Mount); /health is a route of the axum Router behind it. While the Python client runs against /mcp,
 # /health must keep answering 200 "ok" on the same server.
 health_url=${URL%/mcp}/health
 health_body=target/interop-http-health-body.txt
