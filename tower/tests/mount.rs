@@ -6,7 +6,6 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -14,7 +13,6 @@ use axum::Router;
 use axum::routing::get;
 use bytes::Bytes;
 use http::{Request, StatusCode};
-use http_body::Frame;
 use http_body_util::BodyExt;
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
 use picomcp::{Server, ServerInfo};
@@ -23,7 +21,7 @@ use tower::ServiceExt;
 
 #[allow(dead_code)] // each test file uses its part
 mod common;
-use common::{NO_ARGS, Shop, post};
+use common::{Chunks, NO_ARGS, Shop, post};
 
 fn hello<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     reply.text("hello from a sync tool")
@@ -160,61 +158,6 @@ async fn an_async_handlers_call_is_awaited() {
     let (status, _, body) = text(r.unwrap()).await;
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains("hello from an async tool"), "{body}");
-}
-
-/// A body in `chunks`, the first at once, each later one after `pending`
-/// polls that wake at once and find nothing; then, if `stall`, nothing
-/// ever again. Its declared size is `declared`.
-struct Chunks {
-    chunks: std::collections::VecDeque<Bytes>,
-    pending: usize,
-    left: usize,
-    stall: bool,
-    declared: Option<u64>,
-}
-
-impl Chunks {
-    fn new(chunks: Vec<Bytes>, pending: usize, stall: bool) -> Self {
-        Chunks {
-            chunks: chunks.into(),
-            pending,
-            left: 0,
-            stall,
-            declared: None,
-        }
-    }
-}
-
-impl http_body::Body for Chunks {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        if self.chunks.is_empty() {
-            return if self.stall {
-                Poll::Pending
-            } else {
-                Poll::Ready(None)
-            };
-        }
-        if self.left > 0 {
-            self.left -= 1;
-            cx.waker().wake_by_ref();
-            return Poll::Pending;
-        }
-        self.left = self.pending;
-        Poll::Ready(self.chunks.pop_front().map(|c| Ok(Frame::data(c))))
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        match self.declared {
-            Some(n) => http_body::SizeHint::with_exact(n),
-            None => http_body::SizeHint::default(),
-        }
-    }
 }
 
 /// `call_body(tool)` cut in three chunks.

@@ -3,18 +3,14 @@
 //! Then `serve` on a loopback socket: the router behind it, and its header
 //! timeout.
 
-use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::routing::get;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
-use http_body::Frame;
 use http_body_util::{BodyExt, Full};
 use picomcp::http::Sessions;
 use picomcp::tool::{Arguments, Reply, Tool, ToolDescriptor, ToolOutcome};
@@ -23,7 +19,7 @@ use picomcp_tower::{Config, ConnLimits, McpBody, McpService};
 use tower::ServiceExt;
 
 mod common;
-use common::{NO_ARGS, Shop, ask, event, next_frame, post};
+use common::{Chunks, NO_ARGS, Shop, ask, event, next_frame, post};
 
 fn hello<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     reply.text("hello from a sync tool")
@@ -529,65 +525,20 @@ async fn declared_body_over_the_cap_is_413() {
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
 }
 
-/// A body of the given chunks with no declared length, then, if `stall`,
-/// nothing ever again.
-struct Trickle {
-    chunks: std::collections::VecDeque<Bytes>,
-    stall: bool,
-}
-
-impl http_body::Body for Trickle {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.chunks.pop_front() {
-            Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
-            None if self.stall => Poll::Pending,
-            None => Poll::Ready(None),
-        }
-    }
-}
-
-/// A `POST /mcp` whose body is `chunks`, then, if `stall`, nothing.
-fn trickled(chunks: impl IntoIterator<Item = Bytes>, stall: bool) -> Request<Trickle> {
+/// A `POST /mcp` whose body is `chunks` (no declared length), then, if
+/// `stall`, nothing.
+fn trickled(chunks: impl IntoIterator<Item = Bytes>, stall: bool) -> Request<Chunks> {
     Request::post("/mcp")
         .header("Host", "localhost")
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
-        .body(Trickle {
-            chunks: chunks.into_iter().collect(),
-            stall,
-        })
+        .body(Chunks::new(chunks.into_iter().collect(), 0, stall))
         .unwrap()
 }
 
 /// [`trickled`] with `chunks` chunks of 100 spaces.
-fn trickle(chunks: usize, stall: bool) -> Request<Trickle> {
+fn trickle(chunks: usize, stall: bool) -> Request<Chunks> {
     trickled((0..chunks).map(|_| Bytes::from_static(&[b' '; 100])), stall)
-}
-
-/// A body that says how long it is (as hyper's does, from
-/// `Content-Length`) and never sends a byte.
-struct Declared(u64);
-
-impl http_body::Body for Declared {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Poll::Pending
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        http_body::SizeHint::with_exact(self.0)
-    }
 }
 
 /// The body's own exact size is the declared length when it has one (no
@@ -602,7 +553,13 @@ async fn body_of_a_known_size_over_the_cap_is_413_at_once() {
             .header("Host", "localhost")
             .header("Accept", "application/json, text/event-stream")
             .header("Content-Type", "application/json")
-            .body(Declared(n))
+            .body({
+                // A size said (as hyper's body says it, from
+                // `Content-Length`), and never a byte.
+                let mut never = Chunks::new(Vec::new(), 0, true);
+                never.declared = Some(n);
+                never
+            })
             .unwrap()
     };
     let start = Instant::now();

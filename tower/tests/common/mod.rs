@@ -1,10 +1,14 @@
 //! What the tower tests share: the test shop's asking tool, a client's
-//! POST, and reading SSE frames.
+//! POST, a request body that comes in pieces, and reading SSE frames.
 
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::Request;
+use http_body::Frame;
 use http_body_util::{BodyExt, Full};
 use picomcp::mrtr::ElicitAction;
 use picomcp::schema::{Property, Schema};
@@ -75,4 +79,63 @@ pub fn event(frame: &str) -> serde_json::Value {
         .find_map(|e| e.strip_prefix("event: message\ndata: "))
         .unwrap_or_else(|| panic!("no message event in {frame:?}"));
     serde_json::from_str(data).unwrap()
+}
+
+/// A body in `chunks`, the first at once, each later one after `pending`
+/// polls that wake at once and find nothing; then, if `stall`, nothing
+/// ever again. Its declared size is `declared`.
+#[allow(dead_code)] // not every test file reads bodies in pieces
+pub struct Chunks {
+    chunks: std::collections::VecDeque<Bytes>,
+    pending: usize,
+    left: usize,
+    stall: bool,
+    /// The size the body says it has (`Content-Length`, as hyper's
+    /// `size_hint` gives it).
+    pub declared: Option<u64>,
+}
+
+#[allow(dead_code)]
+impl Chunks {
+    pub fn new(chunks: Vec<Bytes>, pending: usize, stall: bool) -> Self {
+        Chunks {
+            chunks: chunks.into(),
+            pending,
+            left: 0,
+            stall,
+            declared: None,
+        }
+    }
+}
+
+impl http_body::Body for Chunks {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.chunks.is_empty() {
+            return if self.stall {
+                Poll::Pending
+            } else {
+                Poll::Ready(None)
+            };
+        }
+        if self.left > 0 {
+            self.left -= 1;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        self.left = self.pending;
+        Poll::Ready(self.chunks.pop_front().map(|c| Ok(Frame::data(c))))
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self.declared {
+            Some(n) => http_body::SizeHint::with_exact(n),
+            None => http_body::SizeHint::default(),
+        }
+    }
 }
