@@ -19,7 +19,7 @@ use crate::{BoxError, McpBody, McpService};
 /// inserted and dropped, no boxed route future, no boxed body), and a
 /// request the core answers at once (its body came with its head, no async
 /// handler to await) is answered without an allocated future. In the
-/// bookshop (`scripts/http_cost.sh`) the two were about 2,700 and 500
+/// bookshop (`scripts/http_cost.sh`) the two were about 2,700 and 280
 /// instructions of a stateless `tools/call` (benches/RESULTS.md).
 ///
 /// The request body must be `Unpin` (hyper's `Incoming` and axum's `Body`
