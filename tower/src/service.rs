@@ -924,20 +924,16 @@ impl<S: Sync + 'static> McpService<S> {
         if let Some(refused) = self.refuse_declared(&parts, &body) {
             return Ok(refused);
         }
-        let config = &self.inner.config;
         // A body that is already here (most are: it came with the head) is
         // taken without arming the timer.
-        let mut read = std::pin::pin!(read_body(body, Collected::new(config.max_body)));
-        let ready = std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
-        let collected = match ready {
-            Poll::Ready(r) => Ok(r),
+        let mut read = Collected::new(self.inner.config.max_body);
+        let mut body = std::pin::pin!(body);
+        let first = std::future::poll_fn(|cx| Poll::Ready(poll_body(body.as_mut(), &mut read, cx)));
+        Ok(match first.await {
+            Poll::Ready(Ok(())) => self.serve_body(parts, read.finish(), from_client).await,
+            Poll::Ready(Err(refused)) => refused.response(),
             // Boxed, as the timer is only armed for a body still on its way.
-            Poll::Pending => Box::pin(tokio::time::timeout(config.body_timeout, read)).await,
-        };
-        Ok(match collected {
-            Ok(Ok(body)) => self.serve_body(parts, body, from_client).await,
-            Ok(Err(refused)) => refused.response(),
-            Err(_) => BodyError::TimedOut.response(),
+            Poll::Pending => Box::pin(self.serve_rest(parts, body, read, from_client)).await,
         })
     }
 
@@ -981,8 +977,30 @@ impl<S: Sync + 'static> McpService<S> {
     /// A session's `GET` with peers: the session's subscriptions, made
     /// through any replica, are applied here before its stream opens (the
     /// one step before the core's that awaits).
-    fn relays_first(&self, parts: &http::request::Parts, from_client: bool) -> bool {
-        parts.method == Method::GET && self.peers_of(parts, from_client).is_some()
+    fn relays_first(
+        &self,
+        parts: &http::request::Parts,
+        from_client: bool,
+    ) -> Option<(&dyn Peers, SessionId)> {
+        self.peers_of(parts, from_client)
+            .filter(|_| parts.method == Method::GET)
+    }
+
+    /// The rest of `body` after what `read` holds, under the body timeout
+    /// (armed only for a body still on its way), then its answer.
+    async fn serve_rest<B: http_body::Body>(
+        &self,
+        parts: http::request::Parts,
+        body: B,
+        read: Collected,
+        from_client: bool,
+    ) -> Response<McpBody> {
+        let timeout = self.inner.config.body_timeout;
+        match tokio::time::timeout(timeout, read_body(body, read)).await {
+            Ok(Ok(body)) => self.serve_body(parts, body, from_client).await,
+            Ok(Err(refused)) => refused.response(),
+            Err(_) => BodyError::TimedOut.response(),
+        }
     }
 
     /// Serve a request whose body is all here.
@@ -992,9 +1010,7 @@ impl<S: Sync + 'static> McpService<S> {
         body: Bytes,
         from_client: bool,
     ) -> Response<McpBody> {
-        if let Some((p, id)) = self.peers_of(&parts, from_client)
-            && parts.method == Method::GET
-        {
+        if let Some((p, id)) = self.relays_first(&parts, from_client) {
             for uri in p.subscriptions(&id) {
                 self.relayed(id, subscribe_message(&uri, true)).await;
             }
@@ -1300,18 +1316,13 @@ where
                         // The rest under the body timeout, as `serve_as`'s.
                         Poll::Pending => {
                             this.state = FastState::Slow(Box::pin(async move {
-                                let timeout = service.inner.config.body_timeout;
-                                match tokio::time::timeout(timeout, read_body(body, read)).await {
-                                    Ok(Ok(body)) => service.serve_body(parts, body, true).await,
-                                    Ok(Err(refused)) => refused.response(),
-                                    Err(_) => BodyError::TimedOut.response(),
-                                }
+                                service.serve_rest(parts, body, read, true).await
                             }));
                             continue;
                         }
                     }
                     let body = read.finish();
-                    if service.relays_first(&parts, true) {
+                    if service.relays_first(&parts, true).is_some() {
                         this.state = FastState::Slow(Box::pin(async move {
                             service.serve_body(parts, body, true).await
                         }));
