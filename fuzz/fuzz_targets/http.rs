@@ -66,7 +66,7 @@ use libfuzzer_sys::fuzz_target;
 use model::{Envelope, Expect, check_response, classify, present};
 use picomcp::Server;
 use picomcp::http::{
-    EVENT_STREAM, Headers, Http, JSON, Request, Response, SessionId, Sessions, Streams,
+    ByName, EVENT_STREAM, Headers, Http, JSON, Request, Response, SessionId, Sessions, Streams,
     status_for_error,
 };
 use picomcp::server::Waiting;
@@ -456,21 +456,6 @@ fn decode(chunk: &[u8], refs: &Refs<'_>) -> Req {
         advance: ADVANCE[usize::from(flags >> 6)],
         close_stream: !other && spec & 0x80 != 0,
         expire: !other && spec & 0x40 != 0,
-    }
-}
-
-/// Headers an adapter cannot list: the mapping asks for each by name.
-struct ByName<'a>(&'a [(&'a str, &'a str)]);
-
-impl Headers for ByName<'_> {
-    fn get(&self, name: &str) -> Option<&str> {
-        Headers::get(self.0, name)
-    }
-    fn count(&self, name: &str) -> usize {
-        Headers::count(self.0, name)
-    }
-    fn unreadable(&self, name: &str) -> bool {
-        Headers::unreadable(self.0, name)
     }
 }
 

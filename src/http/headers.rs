@@ -71,6 +71,29 @@ impl Headers for [(&str, &str)] {
     }
 }
 
+/// Headers an adapter cannot list (no [`Headers::visit`]): the mapping
+/// asks for each by name. For the unit tests and the `http` fuzz target
+/// (`cfg(fuzzing)`, set by cargo-fuzz; hidden), which give every request
+/// both ways.
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub struct ByName<'a>(pub &'a [(&'a str, &'a str)]);
+
+#[cfg(any(test, fuzzing))]
+impl Headers for ByName<'_> {
+    fn get(&self, name: &str) -> Option<&str> {
+        Headers::get(self.0, name)
+    }
+
+    fn count(&self, name: &str) -> usize {
+        Headers::count(self.0, name)
+    }
+
+    fn unreadable(&self, name: &str) -> bool {
+        Headers::unreadable(self.0, name)
+    }
+}
+
 impl<const N: usize> Headers for [(&str, &str); N] {
     fn get(&self, name: &str) -> Option<&str> {
         Headers::get(&self[..], name)

@@ -316,6 +316,13 @@ where
         .max_buf_size(limits.read_buffer.max(8192))
         .keep_alive(true)
         .serve_connection(TokioIo::new(io), hyper_service);
+    watch_over(conn, &watch, &limits).await;
+}
+
+/// Drive `conn` (a connection, or in the tests anything standing in for
+/// one) until it is over or `watch` says its header or idle time is up
+/// (then dropping it closes it).
+async fn watch_over<F: Future>(conn: F, watch: &Watch, limits: &ConnLimits) {
     tokio::pin!(conn);
     // One timer, re-armed only when it fires: a request neither wakes this
     // loop nor touches the timer (it did, three times a request: about
@@ -372,5 +379,58 @@ where
         if closed {
             break;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection whose first poll spends its task's whole coop budget
+    /// (a burst of pipelined requests does: each read and write of the
+    /// socket takes from it) and which then waits for a client that sends
+    /// nothing more: nothing but the timer wakes its task again.
+    struct Burst {
+        spent: bool,
+    }
+
+    impl Future for Burst {
+        type Output = ();
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            if !self.spent {
+                self.spent = true;
+                while std::pin::pin!(tokio::task::coop::consume_budget())
+                    .poll(cx)
+                    .is_ready()
+                {}
+            }
+            Poll::Pending
+        }
+    }
+
+    /// The timer's first poll after a reset is outside the budget: polled
+    /// within it, right after a poll of the connection that spent it, it
+    /// would not keep the task's waker, and an idle connection would never
+    /// be closed.
+    #[tokio::test]
+    async fn the_idle_timeout_holds_after_a_poll_that_spent_the_budget() {
+        let watch = Watch::new();
+        watch.head_since.store(0, Ordering::Release); // idle, not in a header
+        let limits = ConnLimits {
+            header_timeout: Duration::from_millis(50),
+            idle_timeout: Duration::from_millis(50),
+            ..ConnLimits::default()
+        };
+        let started = Instant::now();
+        // The guard is looked at first: when it fires, the connection is
+        // not polled once more (where it would see its timer elapsed).
+        let closed = tokio::select! {
+            biased;
+            () = tokio::time::sleep(Duration::from_secs(10)) => false,
+            () = watch_over(Burst { spent: false }, &watch, &limits) => true,
+        };
+        assert!(closed, "the idle connection was not closed within 10 s");
+        assert!(started.elapsed() >= Duration::from_millis(40));
     }
 }
