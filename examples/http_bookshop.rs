@@ -18,8 +18,9 @@
 //! `--subject-header NAME` (bind request state to the principal an
 //! authenticating proxy puts in that header), `--delay-ms N` (`get_author`
 //! awaits a timer of N ms first, a stand-in for an upstream call: an async
-//! tool, so calls wait together; `--blocking-delay` makes it block its
-//! worker thread instead, for comparison), `--page-size N` (items per list
+//! tool, so calls wait together; `reserve` and `blurb`, which ask the
+//! client, become async tools that await it too; `--blocking-delay` makes
+//! `get_author` block its worker thread instead, for comparison), `--page-size N` (items per list
 //! page; default: as many as fit), `--key-file PATH` (the secret sealing
 //! request state and list cursors: give every replica the same file),
 //! `--redis redis://HOST:PORT/` (one of several replicas: handshake-era
@@ -60,15 +61,15 @@ static LISTS: picomcp::server::ListCache<4096, 24> = picomcp::server::ListCache:
 /// `--delay-ms`: how long `get_author` waits.
 static DELAY_MS: AtomicU64 = AtomicU64::new(0);
 
-/// `get_author` after an awaited timer: the upstream call it stands for
-/// holds no thread while it waits.
-async fn delayed_get_author<'a>(
+/// The bookshop's tool `I` after an awaited timer: the upstream call it
+/// stands for holds no thread while it waits.
+async fn delayed<'a, const I: usize>(
     shop: &'a shop::Shop,
     args: Arguments<'a>,
     reply: Reply<'_>,
 ) -> ToolOutcome<'a> {
     tokio::time::sleep(Duration::from_millis(DELAY_MS.load(Ordering::Relaxed))).await;
-    (shop::TOOLS[0].handler)(shop, args, reply)
+    (shop::TOOLS[I].handler)(shop, args, reply)
 }
 
 /// `get_author` after a blocking sleep (`--blocking-delay`): what a sync
@@ -85,7 +86,9 @@ fn blocking_get_author<'a>(
 picomcp::async_tools! {
     /// The bookshop's async tools under `--delay-ms`.
     struct Delayed for shop::Shop {
-        GET_AUTHOR: shop::TOOLS[0].descriptor => delayed_get_author,
+        GET_AUTHOR: shop::TOOLS[GET_AUTHOR].descriptor => delayed::<GET_AUTHOR>,
+        RESERVE: shop::TOOLS[RESERVE].descriptor => delayed::<RESERVE>,
+        BLURB: shop::TOOLS[BLURB].descriptor => delayed::<BLURB>,
     }
 }
 
@@ -100,9 +103,11 @@ fn tools_with(replaced: &[(usize, Tool<shop::Shop>)]) -> &'static [Tool<shop::Sh
     tools.leak()
 }
 
-/// The positions of `get_author` and `buy` in `shop::TOOLS`, and of
-/// `books://stock` in `shop::RESOURCES`.
+/// The positions of `get_author`, `reserve`, `blurb` and `buy` in
+/// `shop::TOOLS`, and of `books://stock` in `shop::RESOURCES`.
 const GET_AUTHOR: usize = 0;
+const RESERVE: usize = 3;
+const BLURB: usize = 4;
 const BUY: usize = 5;
 const STOCK: usize = 1;
 
@@ -247,6 +252,11 @@ fn main() {
                 Delayed::GET_AUTHOR
             },
         ));
+        if !limits.blocking_delay {
+            // Handlers that ask the client, awaiting first.
+            replaced.push((RESERVE, Delayed::RESERVE));
+            replaced.push((BLURB, Delayed::BLURB));
+        }
     }
     if let Some(url) = limits.redis {
         share(url, limits.session_idle_s);

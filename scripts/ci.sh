@@ -122,7 +122,7 @@ scripts/interop_http.sh
 step "async tools over HTTP: 200 concurrent get_author calls awaiting a 200 ms timer answer within 2 s (scripts/http_delay.sh)"
 BLOCKING=0 scripts/http_delay.sh
 
-step "interop over HTTP with get_author as an async tool (--delay-ms 20): the Python SDK client's checks"
+step "interop over HTTP with get_author, reserve and blurb as async tools (--delay-ms 20; reserve and blurb ask the client from an async handler): the Python SDK client's checks"
 SERVER_ARGS="--delay-ms 20" scripts/interop_http.sh
 
 step "hostile HTTP clients: declared 413, header and body timeouts, the connection cap, EMFILE back-off"

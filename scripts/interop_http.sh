@@ -13,7 +13,7 @@
 #   scripts/interop_http.sh            # every legacy check (--all)
 #   scripts/interop_http.sh --asking   # only the reserve/blurb ones and what they stand on
 #   PORT=3103 scripts/interop_http.sh
-#   SERVER_ARGS="--delay-ms 20" scripts/interop_http.sh   # get_author as an async tool
+#   SERVER_ARGS="--delay-ms 20" scripts/interop_http.sh   # get_author, reserve, blurb async
 # Build first: cargo build --release --example http_bookshop
 #
 # The venv is that of scripts/interop.sh (${PICOMCP_VENV:-target/interop-venv},

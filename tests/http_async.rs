@@ -371,8 +371,9 @@ fn request_state_stays_bound_to_its_subject_through_an_async_call() {
 }
 
 /// A handshake-era async handler that asks the client, through
-/// `begin_streams` (which has a waiting store): answered as a call that
-/// cannot wait, never an unfinished body.
+/// `begin_streams` (which has a waiting store) but finished with `finish`
+/// (no `keep`): answered as a call that cannot wait, never an unfinished
+/// body.
 #[test]
 fn an_async_call_that_asks_on_the_handshake_era_cannot_wait() {
     use picomcp::http::Streams;
@@ -418,4 +419,319 @@ fn an_async_call_that_asks_on_the_handshake_era_cannot_wait() {
     // The store was not taken: a sync-style call still works after it.
     let a = send(&hs, &call(3, "get_author", r#"{"title":"Dune"}"#));
     assert!(a.body.contains("Frank Herbert"), "{a:?}");
+}
+
+/// What a response says about waiting calls, beside its bytes.
+#[derive(Debug, PartialEq)]
+struct Waited {
+    answer: Answer,
+    hold: Option<u64>,
+    deliver: Option<(u64, bool)>,
+}
+
+/// A handshake-era endpoint with a waiting-call store of `N` slots:
+/// the sync bookshop through `handle_streams`, or its async twins through
+/// `begin_streams`, `keep` and `finish_waiting` (the open answer and the
+/// kept bytes moved to fresh buffers between the steps, as an adapter that
+/// runs the handler elsewhere does).
+struct Asking<const N: usize> {
+    http: Http<'static, Shop>,
+    sessions: Sessions<4>,
+    waiting: picomcp::server::Waiting<N, 2048>,
+    streams: picomcp::http::Streams<2, 2, 64>,
+    twins: bool,
+    now: u64,
+}
+
+impl<const N: usize> Asking<N> {
+    fn new(twins: bool) -> Self {
+        Self {
+            http: Http::new(if twins { &TWIN_SHOP } else { &SYNC_SHOP }),
+            sessions: Sessions::new(),
+            waiting: picomcp::server::Waiting::new(),
+            streams: picomcp::http::Streams::new(),
+            twins,
+            now: 0,
+        }
+    }
+
+    fn send(&mut self, headers: &[(&str, &str)], body: &str) -> Waited {
+        let mut body = body.as_bytes().to_vec();
+        let mut out = vec![0u8; 16 * 1024];
+        self.now += 1;
+        let now = self.now;
+        let mut random = |id: &mut [u8; 16]| *id = [5; 16];
+        let request = Request::new("POST", headers, &mut body, now);
+        let (r, out) = if self.twins {
+            match self.http.begin_streams(
+                &mut self.sessions,
+                &mut random,
+                &mut self.waiting,
+                &mut self.streams,
+                request,
+                &mut out,
+            ) {
+                Begun::Response(r) => (r, out),
+                Begun::Call(mut call) => {
+                    let mut kept = vec![0u8; call.kept_len()];
+                    let copied = self.http.keep(&mut call, &mut self.waiting, &mut kept);
+                    assert_eq!(copied, call.kept_len() > 0);
+                    let mut own = vec![0u8; 16 * 1024];
+                    own[..call.written()].copy_from_slice(&out[..call.written()]);
+                    drop(out);
+                    let mut body = body.clone();
+                    let mut kept = kept.clone();
+                    let waiting = &mut self.waiting;
+                    let mut lock =
+                        |f: &mut dyn FnMut(&mut picomcp::server::Waiting<N, 2048>, u64)| {
+                            f(waiting, now)
+                        };
+                    let r =
+                        block_on(self.http.finish_waiting(
+                            call, &mut body, &mut kept, &mut own, &Twins, &mut lock,
+                        ));
+                    (r, own)
+                }
+            }
+        } else {
+            let r = self.http.handle_streams(
+                &mut self.sessions,
+                &mut random,
+                &mut self.waiting,
+                &mut self.streams,
+                request,
+                &mut out,
+            );
+            (r, out)
+        };
+        Waited {
+            answer: Answer::of(&r, &out),
+            hold: r.hold.map(|c| c.0),
+            deliver: r.deliver.map(|d| (d.call.0, d.last)),
+        }
+    }
+
+    /// A session whose client can answer elicitations and sampling.
+    fn session(&mut self) -> String {
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let sid = self.send(&[HOST, ACCEPT, CT], init).answer.session_id();
+        let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+        self.send(
+            &hs,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        sid
+    }
+}
+
+/// The id of the first request to the client in an SSE answer.
+fn asked_id(w: &Waited) -> String {
+    let at = w
+        .answer
+        .body
+        .find("\"id\":\"picomcp-")
+        .expect("a request to the client")
+        + 5;
+    let end = at + 1 + w.answer.body[at + 1..].find('"').unwrap();
+    w.answer.body[at..=end].to_string()
+}
+
+/// One conversation of calls that ask: accepted, declined, sampled,
+/// cancelled while waiting, and a call that asks while every slot is taken.
+fn asking_conversation<const N: usize>(e: &mut Asking<N>) -> Vec<Waited> {
+    let sid = e.session();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    let mut seen = Vec::new();
+    let answer =
+        |id: &str, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    // Accepted.
+    let asked = e.send(&hs, &call(2, "reserve", r#"{"title":"Dune"}"#));
+    let id = asked_id(&asked);
+    seen.push(asked);
+    seen.push(e.send(
+        &hs,
+        &answer(&id, r#"{"action":"accept","content":{"confirm":true}}"#),
+    ));
+    // Declined.
+    let asked = e.send(&hs, &call(3, "reserve", r#"{"title":"Neuromancer"}"#));
+    let id = asked_id(&asked);
+    seen.push(asked);
+    seen.push(e.send(&hs, &answer(&id, r#"{"action":"decline"}"#)));
+    // Sampling.
+    let asked = e.send(&hs, &call(4, "blurb", r#"{"title":"Dune"}"#));
+    let id = asked_id(&asked);
+    seen.push(asked);
+    seen.push(e.send(
+        &hs,
+        &answer(
+            &id,
+            r#"{"role":"assistant","content":{"type":"text","text":"A desert epic."},"model":"m"}"#,
+        ),
+    ));
+    // A refusal from the client.
+    let asked = e.send(&hs, &call(5, "reserve", r#"{"title":"Dune"}"#));
+    let id = asked_id(&asked);
+    seen.push(asked);
+    seen.push(e.send(
+        &hs,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-1,"message":"no"}}}}"#),
+    ));
+    // Cancelled while it waits; its late answer is not taken.
+    let asked = e.send(&hs, &call(6, "reserve", r#"{"title":"Dune"}"#));
+    let id = asked_id(&asked);
+    seen.push(asked);
+    seen.push(e.send(
+        &hs,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}"#,
+    ));
+    seen.push(e.send(
+        &hs,
+        &answer(&id, r#"{"action":"accept","content":{"confirm":true}}"#),
+    ));
+    // Every slot taken by a waiting call: one more that asks cannot wait;
+    // a call that does not ask is answered.
+    let mut waiting = Vec::new();
+    for k in 0..N {
+        let asked = e.send(&hs, &call(10 + k as u32, "reserve", r#"{"title":"Dune"}"#));
+        waiting.push(asked_id(&asked));
+        seen.push(asked);
+    }
+    seen.push(e.send(&hs, &call(20, "reserve", r#"{"title":"Dune"}"#)));
+    seen.push(e.send(&hs, &call(21, "get_author", r#"{"title":"Dune"}"#)));
+    for id in waiting {
+        seen.push(e.send(
+            &hs,
+            &answer(&id, r#"{"action":"accept","content":{"confirm":false}}"#),
+        ));
+    }
+    seen
+}
+
+/// A handshake-era async handler that asks waits as a sync one does: the
+/// very responses (requests on a held stream, the answer delivered to it,
+/// refusals, cancellation, a full store) of the sync bookshop.
+#[test]
+fn async_twins_that_ask_wait_as_sync_handlers_do() {
+    let sync = asking_conversation(&mut Asking::<2>::new(false));
+    let twins = asking_conversation(&mut Asking::<2>::new(true));
+    assert_eq!(sync.len(), twins.len());
+    for (i, (s, t)) in sync.iter().zip(&twins).enumerate() {
+        assert_eq!(s, t, "exchange {i}");
+    }
+    // Real exchanges: the request on a held stream, the answer delivered.
+    assert!(twins[0].hold.is_some(), "{:?}", twins[0]);
+    assert!(
+        twins[0].answer.body.contains("elicitation/create"),
+        "{:?}",
+        twins[0]
+    );
+    assert_eq!(twins[1].answer.status, 202);
+    assert_eq!(twins[1].deliver, Some((twins[0].hold.unwrap(), true)));
+    assert!(
+        twins[1].answer.body.contains("Reserved Dune"),
+        "{:?}",
+        twins[1]
+    );
+    assert!(
+        twins[3].answer.body.contains("Not reserved: Neuromancer"),
+        "{:?}",
+        twins[3]
+    );
+    assert!(
+        twins[4].answer.body.contains("sampling/createMessage"),
+        "{:?}",
+        twins[4]
+    );
+    assert!(
+        twins[5].answer.body.contains("A desert epic."),
+        "{:?}",
+        twins[5]
+    );
+    assert!(twins[7].answer.body.contains("refused"), "{:?}", twins[7]);
+    // Cancelled: the stream ends with nothing; the late answer is ignored.
+    assert_eq!(twins[9].deliver.map(|d| d.1), Some(true));
+    assert_eq!(twins[10].deliver, None);
+    // The full store.
+    assert!(
+        twins[13]
+            .answer
+            .body
+            .contains("all 2 waiting-call slots are in use"),
+        "{:?}",
+        twins[13]
+    );
+    assert!(
+        twins[14].answer.body.contains("Frank Herbert"),
+        "{:?}",
+        twins[14]
+    );
+    assert!(
+        twins[16].answer.body.contains("Not reserved: Dune"),
+        "{:?}",
+        twins[16]
+    );
+}
+
+/// A call run again whose waiting call is cancelled while its async
+/// handler runs (the store is free meanwhile): its answer goes nowhere,
+/// and its slot, freed by the cancellation, is not touched again.
+#[test]
+fn a_call_cancelled_while_its_handler_runs_again_delivers_nothing() {
+    use picomcp::server::Waiting;
+    let mut e = Asking::<1>::new(true);
+    let sid = e.session();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    let asked = e.send(&hs, &call(2, "reserve", r#"{"title":"Dune"}"#));
+    let id = asked_id(&asked);
+    // The client's answer: phase 1 of the call run again.
+    let mut body =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#)
+            .into_bytes();
+    let mut out = vec![0u8; 16 * 1024];
+    let mut random = |id: &mut [u8; 16]| *id = [5; 16];
+    let request = Request::new("POST", &hs, &mut body, 10);
+    let Begun::Call(mut pending) = e.http.begin_streams(
+        &mut e.sessions,
+        &mut random,
+        &mut e.waiting,
+        &mut e.streams,
+        request,
+        &mut out,
+    ) else {
+        panic!("the call runs again, awaited");
+    };
+    let mut kept = vec![0u8; pending.kept_len()];
+    assert!(e.http.keep(&mut pending, &mut e.waiting, &mut kept));
+    // Meanwhile (the store unlocked): the call is cancelled.
+    let cancelled = e.send(
+        &hs,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+    );
+    assert_eq!(cancelled.deliver.map(|d| d.1), Some(true));
+    assert_eq!(e.waiting.len(), 0);
+    // A new call takes the freed slot and waits.
+    let other = e.send(&hs, &call(3, "reserve", r#"{"title":"Neuromancer"}"#));
+    assert!(other.hold.is_some(), "{other:?}");
+    let waiting = &mut e.waiting;
+    let mut lock = |f: &mut dyn FnMut(&mut Waiting<1, 2048>, u64)| f(waiting, 11);
+    let r = block_on(
+        e.http
+            .finish_waiting(pending, &mut body, &mut kept, &mut out, &Twins, &mut lock),
+    );
+    assert_eq!(
+        (r.status, r.body_len, r.deliver, r.hold),
+        (202, 0, None, None)
+    );
+    // The new call still waits, and is answered when its client answers.
+    assert_eq!(e.waiting.len(), 1);
+    let id = asked_id(&other);
+    let done = e.send(
+        &hs,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#),
+    );
+    assert!(
+        done.answer.body.contains("Reserved Neuromancer"),
+        "{done:?}"
+    );
+    assert_eq!(done.deliver, Some((other.hold.unwrap(), true)));
 }

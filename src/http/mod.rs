@@ -202,7 +202,7 @@ use crate::mcp::envelope;
 use crate::mcp::{Era, ProtocolVersion};
 use crate::schema::Schema;
 use crate::server::invoke::Deferred;
-use crate::server::{CallEvent, Connection, Origin, Server, Subject, Waiting};
+use crate::server::{Answer, CallEvent, Connection, Origin, Server, Subject, Waiting};
 use crate::wire::json::{self, Limits, Outline};
 
 /// One HTTP request, as [`Http::handle`] needs it.
@@ -885,31 +885,39 @@ impl<'a, S> Http<'a, S> {
                 });
                 r
             }
-            None => respond(out, answer, Status::Handshake),
-            // This request's call waits: its stream stays open.
-            Some(CallEvent::Parked(call)) => {
-                let mut r = respond_as(out, answer, Status::Handshake, true);
-                r.hold = Some(CallId(call));
-                r
-            }
-            // This request (an answer, a cancellation) is accepted; what it
-            // produced belongs on the waiting call's stream.
-            Some(
-                event @ (CallEvent::Continued(call)
-                | CallEvent::Finished(call)
-                | CallEvent::Dropped(call)),
-            ) => {
-                let mut r = match answer.len {
-                    0 => Response::empty(202),
-                    _ => respond_as(out, answer, Status::Handshake, true),
-                };
-                r.status = 202;
-                r.deliver = Some(Delivery {
-                    call: CallId(call),
-                    last: !matches!(event, CallEvent::Continued(_)),
-                });
-                r
-            }
+            event => respond_waiting(out, answer, event),
+        }
+    }
+}
+
+/// The response to a handshake-era request after what it did to a waiting
+/// call (`event`), if anything.
+fn respond_waiting(out: &mut [u8], answer: Answer, event: Option<CallEvent>) -> Response {
+    match event {
+        None => respond(out, answer, Status::Handshake),
+        // This request's call waits: its stream stays open.
+        Some(CallEvent::Parked(call)) => {
+            let mut r = respond_as(out, answer, Status::Handshake, true);
+            r.hold = Some(CallId(call));
+            r
+        }
+        // This request (an answer, a cancellation) is accepted; what it
+        // produced belongs on the waiting call's stream.
+        Some(
+            event @ (CallEvent::Continued(call)
+            | CallEvent::Finished(call)
+            | CallEvent::Dropped(call)),
+        ) => {
+            let mut r = match answer.len {
+                0 => Response::empty(202),
+                _ => respond_as(out, answer, Status::Handshake, true),
+            };
+            r.status = 202;
+            r.deliver = Some(Delivery {
+                call: CallId(call),
+                last: !matches!(event, CallEvent::Continued(_)),
+            });
+            r
         }
     }
 }

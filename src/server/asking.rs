@@ -135,7 +135,7 @@ impl<S> Server<'_, S> {
     /// (its slot): it asked (it waits in its slot), was deferred (a retry
     /// keeps its slot until it is finished), or is over (a retry's slot is
     /// freed).
-    pub(super) fn after_run(
+    pub(crate) fn after_run(
         &self,
         view: &mut WaitingView<'_>,
         w: &mut Writer<'_>,
@@ -238,6 +238,21 @@ impl<S> Server<'_, S> {
         }
         w.cut(start, requests_start);
         Wrote::Requests
+    }
+
+    /// Over HTTP an async handler's call takes its slot only once its
+    /// handler has asked (`http::call`): with none free (or the request
+    /// too large for one), its open answer (from `start`) becomes `-32603`
+    /// naming the limit, to the request whose id is `id`.
+    #[cfg(feature = "async-handlers")]
+    pub(crate) fn cannot_wait(
+        w: &mut Writer<'_>,
+        start: usize,
+        id: &[u8],
+        no_room: super::waiting::NoRoom,
+    ) -> Wrote {
+        w.truncate(start);
+        no_room.answer(Out::begin(w, Some(id)))
     }
 
     /// The call in `slot` cannot go on: answer its original request with

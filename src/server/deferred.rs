@@ -8,7 +8,7 @@ use super::Connection;
 use super::Server;
 use super::WaitingView;
 use super::invoke::{Deferral, Deferred, Ran, RequestInfo};
-use super::out::{Answer, Out, answer_writer};
+use super::out::{Answer, Out, Wrote, answer_writer};
 use super::params::split_spans;
 use crate::asynch::AsyncHandlers;
 use crate::changes::Subscriber;
@@ -18,7 +18,56 @@ use crate::context::{Notify, Track};
 use crate::prompt::Messages;
 use crate::resource::{Contents, ReadRequest, Vars};
 use crate::tool::{Arguments, Reply, ReplyState};
+use crate::wire::emit::Writer;
 use crate::wire::json::Value;
+
+/// Where an async handler's call that may ask the client for input
+/// (handshake era) keeps its waiting-call slot between its two phases: a
+/// serve loop's store, left to the call until it is over (it runs one call
+/// at a time), or, over HTTP, a store behind the caller's lock, taken only
+/// after the handler (`http::call`).
+pub(crate) trait Keeper {
+    /// A call run again with the client's answers (in `slot`): its request
+    /// (in place of `frame`, the frame that brought the last answer) and
+    /// the answers. `None` if they cannot be read.
+    fn retry_parts<'f>(
+        &'f mut self,
+        slot: usize,
+        frame: &'f mut [u8],
+    ) -> Option<(&'f mut [u8], Mrtr<'f>)>;
+
+    /// What the handler did, with the store: it asked (the call waits), or
+    /// is over (a retry's slot is freed); see [`Server::after_run`].
+    fn after_run<S>(
+        &mut self,
+        server: &Server<'_, S>,
+        w: &mut Writer<'_>,
+        retried: Option<usize>,
+        wrote: Wrote,
+    ) -> Wrote;
+}
+
+impl Keeper for &mut WaitingView<'_> {
+    #[inline]
+    fn retry_parts<'f>(
+        &'f mut self,
+        slot: usize,
+        _frame: &'f mut [u8],
+    ) -> Option<(&'f mut [u8], Mrtr<'f>)> {
+        WaitingView::retry_parts(self, slot)
+    }
+
+    #[inline]
+    fn after_run<S>(
+        &mut self,
+        server: &Server<'_, S>,
+        w: &mut Writer<'_>,
+        retried: Option<usize>,
+        wrote: Wrote,
+    ) -> Wrote {
+        server.after_run(self, w, retried, wrote)
+    }
+}
 
 impl<S> Server<'_, S> {
     /// Handle one frame like [`handle`](Self::handle), awaiting the handler
@@ -77,7 +126,9 @@ impl<S> Server<'_, S> {
                 None => None,
             };
             match self.handle_or_defer(conn, frame, out, sink, None, None) {
-                Ok(d) => self.finish_deferred::<false, _>(d, frame, out, notify, tools, None),
+                Ok(d) => self.finish_deferred::<false, _, &mut WaitingView<'_>>(
+                    d, frame, out, notify, tools, None,
+                ),
                 Err(len) => return len,
             }
         };
@@ -132,14 +183,14 @@ impl<S> Server<'_, S> {
     /// caller that never gives one links none of the parking code: the
     /// store is read after the handler's await, where the optimiser cannot
     /// see it is `None`).
-    pub(crate) fn finish_deferred<const PARKS: bool, A: AsyncHandlers<S>>(
+    pub(crate) fn finish_deferred<const PARKS: bool, A: AsyncHandlers<S>, K: Keeper>(
         &self,
         deferred: Deferred,
         frame: &mut [u8],
         out: &mut [u8],
         notify: Option<&mut dyn Notify>,
         handlers: &A,
-        waiting: Option<&mut WaitingView<'_>>,
+        waiting: Option<K>,
     ) -> impl Future<Output = Answer> {
         // Taken apart before the future is made: it keeps the pieces only.
         let retried = if PARKS { deferred.retried_slot() } else { None };
@@ -157,8 +208,8 @@ impl<S> Server<'_, S> {
                 let mut resp = Out::resume(&mut w, mark, &self.id);
                 // A call run again: its request and the client's answers
                 // (the input, in place of the frame's), from its slot.
-                let (frame, answers) = match (retried, waiting.as_deref_mut()) {
-                    (Some(slot), Some(view)) if PARKS => match view.retry_parts(slot) {
+                let (frame, answers) = match (retried, waiting.as_mut()) {
+                    (Some(slot), Some(keeper)) if PARKS => match keeper.retry_parts(slot, frame) {
                         Some((request, answers)) => (request, Some(answers)),
                         None => (<&mut [u8]>::default(), None),
                     },
@@ -338,7 +389,7 @@ impl<S> Server<'_, S> {
                 }
             };
             let wrote = match waiting {
-                Some(view) if PARKS => self.after_run(view, &mut w, retried, wrote),
+                Some(mut keeper) if PARKS => keeper.after_run(self, &mut w, retried, wrote),
                 _ => wrote,
             };
             Answer::of(wrote, w)

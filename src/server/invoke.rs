@@ -124,6 +124,16 @@ impl Deferred {
         }
     }
 
+    /// The waiting-call slot phase 1 chose for a handshake-era call that
+    /// may ask for input, and whether the call is run again with the
+    /// client's answers (then they are in that slot).
+    pub(crate) fn waits(&self) -> Option<(usize, bool)> {
+        match self.info.asking {
+            Asking::Slot(slot) => Some((slot, self.info.retried)),
+            _ => None,
+        }
+    }
+
     /// The request's id as received (raw JSON), from the open answer in
     /// `out` (the buffer phase 1 wrote into).
     #[cfg(any(feature = "embedded-io-async", feature = "async-handlers"))]

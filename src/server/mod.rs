@@ -43,7 +43,7 @@
 mod asking;
 mod complete;
 #[cfg(feature = "async-handlers")]
-mod deferred;
+pub(crate) mod deferred;
 mod index;
 pub(crate) mod invoke;
 mod lifecycle;
@@ -61,6 +61,8 @@ mod waiting;
 
 pub use index::ToolIndex;
 pub use listing::ListCache;
+#[cfg(feature = "async-handlers")]
+pub(crate) use out::Wrote;
 pub(crate) use out::{Answer, write_error};
 pub(crate) use session::Origin;
 pub use session::{ClientCapabilities, Connection, Ready, Session, Subject, Uninitialized};

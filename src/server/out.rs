@@ -29,7 +29,7 @@ pub(super) enum Data<'x> {
 
 /// What handling one message wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Wrote {
+pub(crate) enum Wrote {
     /// A result.
     Answer,
     /// An error response, with its code.

@@ -100,7 +100,7 @@ impl Meta {
 
     /// Where the answers recorded so far end (the byte `record` keeps for
     /// the closing `}`).
-    fn answers_end(&self) -> usize {
+    pub(crate) fn answers_end(&self) -> usize {
         self.state_end() + self.answers_len
     }
 
@@ -482,6 +482,36 @@ impl WaitingView<'_> {
                 .map(Value::trusted),
         };
         Some((self.scratch.get_mut(..m.request_len)?, answers))
+    }
+
+    /// Whether `slot` still holds the call whose round is `generation`
+    /// (not answered, cancelled or forgotten since).
+    #[cfg(feature = "async-handlers")]
+    pub(crate) fn owns(&self, slot: usize, generation: u32) -> bool {
+        self.meta
+            .get(slot)
+            .is_some_and(|m| m.used && m.generation == generation)
+    }
+
+    /// The bookkeeping of `slot`.
+    #[cfg(feature = "async-handlers")]
+    pub(crate) fn meta_of(&self, slot: usize) -> Option<Meta> {
+        self.meta.get(slot).copied()
+    }
+
+    /// Copy what [`prepare_retry`](Self::prepare_retry) made ready for
+    /// `slot` into `buf`, laid out as in the slot: the request (from the
+    /// scratch area, as the call's first phase left it), then the state and
+    /// the answers. `None` if `buf` is too short.
+    #[cfg(feature = "async-handlers")]
+    pub(crate) fn copy_retry(&self, slot: usize, buf: &mut [u8]) -> Option<()> {
+        let m = self.meta.get(slot).copied()?;
+        let bytes = self.slot(slot);
+        let end = m.answers_end() + 1;
+        let (request, rest) = buf.get_mut(..end)?.split_at_mut(m.request_len);
+        request.copy_from_slice(self.scratch.get(..m.request_len)?);
+        rest.copy_from_slice(bytes.get(m.request_len..end)?);
+        Some(())
     }
 
     /// The key an adapter knows `slot`'s call by (stable across rounds).

@@ -414,7 +414,7 @@ where
     // The store is left to the call until it is over (this loop runs one
     // call at a time): a handler that asks waits in it.
     let finished = {
-        let mut handler = pin!(server.finish_deferred::<KEEPS, _>(
+        let mut handler = pin!(server.finish_deferred::<KEEPS, _, _>(
             deferred,
             line,
             output,

@@ -341,8 +341,18 @@ impl http_body::Body for McpBody {
 }
 
 /// An async tool's call, stopped before its handler: the call, the request
-/// body and the call's own output buffer.
-type CallJob = (PendingCall, Vec<u8>, Vec<u8>);
+/// body, the call's own output buffer, and what it keeps of the
+/// waiting-call store (a handshake-era call that may ask the client).
+type CallJob = (PendingCall, Vec<u8>, Vec<u8>, Option<Kept>);
+
+/// What a handshake-era async call that may ask for input keeps across its
+/// handler ([`Http::keep`]), and how it reaches the store after it.
+struct Kept {
+    bytes: Vec<u8>,
+    store: Arc<Mutex<Box<WaitingCalls>>>,
+    /// The service's clock (`Inner::start`).
+    start: Instant,
+}
 
 /// A finished call: its response and output buffer; `None`: it was
 /// cancelled (no answer).
@@ -362,7 +372,9 @@ static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0
 struct Inner<S: 'static> {
     http: Http<'static, S>,
     sessions: Box<dyn SharedStore>,
-    waiting: Mutex<Box<WaitingCalls>>,
+    /// Shared with the calls thread, which takes it after an async
+    /// handler that may ask ([`Kept`]).
+    waiting: Arc<Mutex<Box<WaitingCalls>>>,
     streams: Mutex<Box<NoteStreams>>,
     /// The SSE streams held open for waiting calls, by call.
     held: Mutex<HashMap<u64, UnboundedSender<Bytes>>>,
@@ -636,8 +648,12 @@ impl<S: Sync + 'static> Builder<S> {
     /// 2026-07-28 client cancels over HTTP), or, handshake era, when a
     /// `notifications/cancelled` of the same session names its request id
     /// (to any replica, with [`peers`](Self::peers)): its POST then ends
-    /// `202` with no answer. Without this, an async handler's call is
-    /// answered `-32603` (the server does not await).
+    /// `202` with no answer. A handshake-era handler that asks the client
+    /// for input waits as a sync one does (its requests on its POST's held
+    /// stream; run again, awaited, when the answers are in): the waiting
+    /// calls' store is locked only before and after a handler, never while
+    /// it awaits ([`picomcp::http::call`]). Without this, an async
+    /// handler's call is answered `-32603` (the server does not await).
     pub fn async_handlers<A>(mut self, handlers: &'static A) -> Self
     where
         A: AsyncHandlers<S> + Sync + 'static,
@@ -656,7 +672,7 @@ impl<S: Sync + 'static> Builder<S> {
                 };
                 let local = tokio::task::LocalSet::new();
                 local.block_on(&runtime, async move {
-                    while let Some(((call, mut body, mut out), cancel, mut done)) =
+                    while let Some(((call, mut body, mut out, kept), cancel, mut done)) =
                         rx.recv().await
                     {
                         tokio::task::spawn_local(async move {
@@ -665,8 +681,32 @@ impl<S: Sync + 'static> Builder<S> {
                             // or cancels the call (`notifications/cancelled`,
                             // handshake era) drops the handler's future
                             // where it awaits.
+                            let finished = async {
+                                let Some(Kept {
+                                    mut bytes,
+                                    store,
+                                    start,
+                                }) = kept
+                                else {
+                                    return http.finish(call, &mut body, &mut out, handlers).await;
+                                };
+                                // The store is taken only after the
+                                // handler, to park or free the call.
+                                let mut lock_store = |f: &mut dyn FnMut(&mut WaitingCalls, u64)| {
+                                    f(&mut lock(&store), start.elapsed().as_secs());
+                                };
+                                http.finish_waiting(
+                                    call,
+                                    &mut body,
+                                    &mut bytes,
+                                    &mut out,
+                                    handlers,
+                                    &mut lock_store,
+                                )
+                                .await
+                            };
                             let end = tokio::select! {
-                                r = http.finish(call, &mut body, &mut out, handlers) => Some(Some(r)),
+                                r = finished => Some(Some(r)),
                                 () = done.closed() => None,
                                 Ok(()) = cancel => Some(None),
                             };
@@ -695,7 +735,7 @@ impl<S: Sync + 'static> Builder<S> {
                 sessions: self
                     .sessions
                     .unwrap_or_else(|| Box::new(Mutex::new(DEFAULT_SESSIONS))),
-                waiting: Mutex::new(waiting),
+                waiting: Arc::new(Mutex::new(waiting)),
                 streams: Mutex::new(Box::new(Streams::new())),
                 held: Mutex::new(HashMap::new()),
                 in_flight: Mutex::new(HashMap::new()),
@@ -1087,15 +1127,33 @@ impl<S: Sync + 'static> McpService<S> {
                     out,
                 ))
             };
-            drop((waiting, streams));
             let r = match begun {
-                Begun::Response(r) => r,
-                Begun::Call(call) => {
+                Begun::Response(r) => {
+                    drop((waiting, streams));
+                    r
+                }
+                Begun::Call(mut call) => {
+                    // A handshake-era call that may ask for input keeps its
+                    // part of the store, copied while it is still locked.
+                    let kept = (call.kept_len() > 0)
+                        .then(|| {
+                            let mut bytes = vec![0u8; call.kept_len()];
+                            inner
+                                .http
+                                .keep(&mut call, &mut **waiting, &mut bytes)
+                                .then(|| Kept {
+                                    bytes,
+                                    store: Arc::clone(&inner.waiting),
+                                    start: inner.start,
+                                })
+                        })
+                        .flatten();
+                    drop((waiting, streams));
                     // The call's own output buffer, starting with the open answer.
                     let mut own = vec![0u8; config.max_response];
                     own[..call.written()].copy_from_slice(&out[..call.written()]);
                     // And its own copy of the body (as the core left it).
-                    return Err(Box::new((call, input.clone(), own)));
+                    return Err(Box::new((call, input.clone(), own, kept)));
                 }
             };
             if r.poll_streams {
@@ -1112,28 +1170,14 @@ impl<S: Sync + 'static> McpService<S> {
                 share(p, &id, sent, &out[..r.body_len]);
             }
             let bytes = Bytes::copy_from_slice(&out[..r.body_len]);
-            if let Some(delivery) = r.deliver {
-                // This request's output belongs on a waiting call's stream.
-                let mut held = lock(&inner.held);
-                if let Some(tx) = held.get(&delivery.call.0)
-                    && !bytes.is_empty()
-                {
-                    let _ = tx.send(bytes);
+            let mut reply = if r.deliver.is_none() && r.hold.is_none() {
+                McpBody::bytes(bytes)
+            } else {
+                match self.waiting_output(&r, bytes) {
+                    Ok(reply) => reply,
+                    Err(delivered) => return Ok(delivered),
                 }
-                if delivery.last {
-                    held.remove(&delivery.call.0); // ends the stream
-                }
-                let mut empty = Response::new(McpBody::bytes(Bytes::new()));
-                *empty.status_mut() =
-                    StatusCode::from_u16(r.status).unwrap_or(StatusCode::ACCEPTED);
-                return Ok(empty);
-            }
-            let mut reply = McpBody::bytes(bytes);
-            if let Some(call) = r.hold {
-                let (tx, rx) = unbounded_channel();
-                lock(&inner.held).insert(call.0, tx);
-                reply.rest = Some(rx);
-            }
+            };
             if let Some(id) = r.stream {
                 let (tx, rx) = unbounded_channel();
                 reply.rest = Some(rx);
@@ -1144,6 +1188,41 @@ impl<S: Sync + 'static> McpService<S> {
             }
             Ok(response_for(&r, reply))
         })
+    }
+
+    /// The body of response `r`, whose output is `bytes`: held open when
+    /// its call waits for the client (`r.hold`: the call's later output
+    /// goes on it). `Err`: the output belongs on a waiting call's stream
+    /// (`r.deliver`), sent there; this request's own response is empty.
+    /// (Out of line: most responses have neither.)
+    #[inline(never)]
+    fn waiting_output(
+        &self,
+        r: &picomcp::http::Response,
+        bytes: Bytes,
+    ) -> Result<McpBody, Response<McpBody>> {
+        let inner = &*self.inner;
+        if let Some(delivery) = r.deliver {
+            let mut held = lock(&inner.held);
+            if let Some(tx) = held.get(&delivery.call.0)
+                && !bytes.is_empty()
+            {
+                let _ = tx.send(bytes);
+            }
+            if delivery.last {
+                held.remove(&delivery.call.0); // ends the stream
+            }
+            let mut empty = Response::new(McpBody::bytes(Bytes::new()));
+            *empty.status_mut() = StatusCode::from_u16(r.status).unwrap_or(StatusCode::ACCEPTED);
+            return Err(empty);
+        }
+        let mut reply = McpBody::bytes(bytes);
+        if let Some(call) = r.hold {
+            let (tx, rx) = unbounded_channel();
+            lock(&inner.held).insert(call.0, tx);
+            reply.rest = Some(rx);
+        }
+        Ok(reply)
     }
 
     /// Have a call's handler awaited (on the calls thread) and answer it;
@@ -1180,10 +1259,12 @@ impl<S: Sync + 'static> McpService<S> {
             }
             Err(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, "call dropped\n"),
         };
-        response_for(
-            &r,
-            McpBody::bytes(Bytes::copy_from_slice(&out[..r.body_len])),
-        )
+        // A handshake-era call that asked waits (its stream is held); one
+        // run again with the client's answers delivers to that stream.
+        match self.waiting_output(&r, Bytes::copy_from_slice(&out[..r.body_len])) {
+            Ok(reply) => response_for(&r, reply),
+            Err(delivered) => delivered,
+        }
     }
 
     /// Keep a notification stream (a session's `GET`, a listen) fed: poll

@@ -78,6 +78,12 @@ async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcom
     HANG.hang(reply).await
 }
 
+/// `ask` after an awaited timer: an async handler that asks the client.
+async fn ask_slow<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    ask(shop, args, reply)
+}
+
 async fn hang_cancelled<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     HANG_CANCELLED.hang(reply).await
 }
@@ -87,15 +93,17 @@ picomcp::async_tools! {
         SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
         HANG: ToolDescriptor::new("hang", &NO_ARGS) => hang,
         HANG_CANCELLED: ToolDescriptor::new("hang_cancelled", &NO_ARGS) => hang_cancelled,
+        ASK_SLOW: ToolDescriptor::new("ask_slow", &NO_ARGS) => ask_slow,
     }
 }
 
-static TOOLS: [Tool<Shop>; 5] = [
+static TOOLS: [Tool<Shop>; 6] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
     ShopAsync::HANG,
     ShopAsync::HANG_CANCELLED,
+    ShopAsync::ASK_SLOW,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -327,6 +335,11 @@ async fn async_tool_without_async_handlers_is_32603() {
 /// A session that declares elicitation, and its call of `ask`: the
 /// session's id and the call's response.
 async fn ask_in_a_session(mcp: &McpService<Shop>) -> (String, Response<McpBody>) {
+    ask_in_a_session_with(mcp, "ask").await
+}
+
+/// A session that declares elicitation, and its call of `tool`.
+async fn ask_in_a_session_with(mcp: &McpService<Shop>, tool: &str) -> (String, Response<McpBody>) {
     let init = INIT.replace(
         r#""capabilities":{}"#,
         r#""capabilities":{"elicitation":{}}"#,
@@ -334,7 +347,7 @@ async fn ask_in_a_session(mcp: &McpService<Shop>) -> (String, Response<McpBody>)
     let id = open_session_with(mcp, &init).await;
     let r = mcp
         .clone()
-        .oneshot(post(call_body("ask", false), Some(&id)))
+        .oneshot(post(call_body(tool, false), Some(&id)))
         .await
         .unwrap();
     (id, r)
@@ -371,6 +384,29 @@ async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
 
     // The client's answer is its own POST (202); the call's answer comes on
     // the held stream, which then ends.
+    let answer = accept(&asked);
+    let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
+    assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+    let done = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["result"]["content"][0]["text"], "confirmed");
+    assert_eq!(next_frame(&mut stream).await, None);
+}
+
+/// An async handler that asks waits as a sync one does: its requests on
+/// its held stream (its handler's future is over meanwhile: no thread, no
+/// lock), its answer there once the client's is posted, run again awaited.
+#[tokio::test]
+async fn an_async_call_that_asks_holds_its_stream_until_the_answer_is_posted() {
+    let mcp = async_service();
+    let (id, r) = ask_in_a_session_with(&mcp, "ask_slow").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let mut stream = r.into_body();
+    let asked = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(asked["method"], "elicitation/create");
+    let waiting = tokio::time::timeout(Duration::from_millis(100), stream.frame()).await;
+    assert!(waiting.is_err(), "the held stream has nothing more yet");
     let answer = accept(&asked);
     let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
     assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
