@@ -32,7 +32,9 @@
 # a 502 for that one request, which was never acknowledged.
 #
 # Usage: scripts/scaleout.sh   (builds http_bookshop; root installs nginx and
-# redis-server with apt-get when they are missing). Logs: target/scaleout/.
+# redis-server with apt-get when they are missing). REPLICA_ARGS: more
+# arguments for both replicas (e.g. "--delay-ms 20": get_author, reserve
+# and blurb as async tools). Logs: target/scaleout/.
 # Exit status 0 when every client passed, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -118,7 +120,7 @@ REDIS_URL=redis://127.0.0.1:$REDIS_PORT/
 start_replica() {
     local name=$1 port=$2 page_size=$3 url=
     "$BIN" --port "$port" --key-file "$DIR/key" --page-size "$page_size" --redis "$REDIS_URL" \
-        --keep-alive-s 1 2>>"$DIR/$name.log" &
+        --keep-alive-s 1 ${REPLICA_ARGS:-} 2>>"$DIR/$name.log" &
     local pid=$!
     pids+=("$pid")
     for _ in $(seq 1 100); do
