@@ -382,15 +382,24 @@ async fn a_call_that_asks_holds_its_sse_stream_until_the_answer_is_posted() {
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains(r#""id":7"#), "{body}");
 
-    // The client's answer is its own POST (202); the call's answer comes on
-    // the held stream, which then ends.
-    let answer = accept(&asked);
-    let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
+    confirmed_on_the_stream(&mcp, &id, &asked, &mut stream).await;
+}
+
+/// The client accepts `asked` in its own POST (202); the call's answer
+/// comes on the held `stream`, which then ends.
+async fn confirmed_on_the_stream(
+    mcp: &McpService<Shop>,
+    id: &str,
+    asked: &serde_json::Value,
+    stream: &mut McpBody,
+) {
+    let answer = accept(asked);
+    let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(id))).await.unwrap()).await;
     assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
-    let done = event(&next_frame(&mut stream).await.unwrap());
+    let done = event(&next_frame(stream).await.unwrap());
     assert_eq!(done["id"], 2);
     assert_eq!(done["result"]["content"][0]["text"], "confirmed");
-    assert_eq!(next_frame(&mut stream).await, None);
+    assert_eq!(next_frame(stream).await, None);
 }
 
 /// An async handler that asks waits as a sync one does: its requests on
@@ -407,13 +416,7 @@ async fn an_async_call_that_asks_holds_its_stream_until_the_answer_is_posted() {
     assert_eq!(asked["method"], "elicitation/create");
     let waiting = tokio::time::timeout(Duration::from_millis(100), stream.frame()).await;
     assert!(waiting.is_err(), "the held stream has nothing more yet");
-    let answer = accept(&asked);
-    let (status, _, body) = text(mcp.clone().oneshot(post(answer, Some(&id))).await.unwrap()).await;
-    assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
-    let done = event(&next_frame(&mut stream).await.unwrap());
-    assert_eq!(done["id"], 2);
-    assert_eq!(done["result"]["content"][0]["text"], "confirmed");
-    assert_eq!(next_frame(&mut stream).await, None);
+    confirmed_on_the_stream(&mcp, &id, &asked, &mut stream).await;
 }
 
 /// A service whose calls wait a second at most for their client, and a
