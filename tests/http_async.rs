@@ -645,11 +645,11 @@ fn async_twins_that_ask_wait_as_sync_handlers_do() {
     assert_eq!(twins[10].deliver, None);
 }
 
-/// A call run again whose waiting call is cancelled while its async
-/// handler runs (the store is free meanwhile): its answer goes nowhere,
-/// and its slot, freed by the cancellation, is not touched again.
-#[test]
-fn a_call_cancelled_while_its_handler_runs_again_delivers_nothing() {
+/// A call run again whose waiting call ends while its async handler runs
+/// (the store is free meanwhile), by `end` (given the endpoint and the
+/// session's headers): its answer goes nowhere, and its slot, freed, is
+/// not touched again when the handler is over.
+fn a_call_run_again_that_ends_meanwhile(end: impl FnOnce(&mut Asking<1>, &[(&str, &str)])) {
     use picomcp::server::Waiting;
     let mut e = Asking::<1>::new(true);
     let sid = e.session();
@@ -675,12 +675,7 @@ fn a_call_cancelled_while_its_handler_runs_again_delivers_nothing() {
     };
     let mut kept = vec![0u8; pending.kept_len()];
     assert!(e.http.keep(&mut pending, &mut e.waiting, &mut kept));
-    // Meanwhile (the store unlocked): the call is cancelled.
-    let cancelled = e.send(
-        &hs,
-        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
-    );
-    assert_eq!(cancelled.deliver.map(|d| d.1), Some(true));
+    end(&mut e, &hs);
     assert_eq!(e.waiting.len(), 0);
     // A new call takes the freed slot and waits.
     let other = e.send(&hs, &call(3, "reserve", r#"{"title":"Neuromancer"}"#));
@@ -707,4 +702,36 @@ fn a_call_cancelled_while_its_handler_runs_again_delivers_nothing() {
         "{done:?}"
     );
     assert_eq!(done.deliver, Some((other.hold.unwrap(), true)));
+}
+
+/// Cancelled by its client while its handler runs again.
+#[test]
+fn a_call_cancelled_while_its_handler_runs_again_delivers_nothing() {
+    a_call_run_again_that_ends_meanwhile(|e, hs| {
+        let cancelled = e.send(
+            hs,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        );
+        assert_eq!(cancelled.deliver.map(|d| d.1), Some(true));
+    });
+}
+
+/// Past the round's time limit while its handler runs again (the limit
+/// counts until the call is over): answered `-32603` on its stream by the
+/// adapter's sweep, and its handler's answer is dropped.
+#[test]
+fn a_call_past_its_time_limit_while_its_handler_runs_again_delivers_nothing() {
+    a_call_run_again_that_ends_meanwhile(|e, _| {
+        let mut out = vec![0u8; 4096];
+        let r = e
+            .http
+            .expire_waiting(&mut e.waiting, 100, 30, &mut out)
+            .expect("the call is past its limit");
+        let body = std::str::from_utf8(&out[..r.body_len]).unwrap();
+        assert!(
+            body.contains("no answer within the waiting-call time limit"),
+            "{body}"
+        );
+        assert_eq!(r.deliver.map(|d| d.last), Some(true));
+    });
 }
