@@ -427,6 +427,8 @@ struct Waited {
     answer: Answer,
     hold: Option<u64>,
     deliver: Option<(u64, bool)>,
+    /// The request id a cancellation names, for the adapter's async calls.
+    cancels: Option<String>,
 }
 
 /// A handshake-era endpoint with a waiting-call store of `N` slots:
@@ -508,6 +510,9 @@ impl<const N: usize> Asking<N> {
             answer: Answer::of(&r, &out),
             hold: r.hold.map(|c| c.0),
             deliver: r.deliver.map(|d| (d.call.0, d.last)),
+            cancels: r
+                .cancels
+                .map(|(start, end)| String::from_utf8_lossy(&body[start..end]).into_owned()),
         }
     }
 
@@ -713,6 +718,8 @@ fn a_call_cancelled_while_its_handler_runs_again_delivers_nothing() {
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
         );
         assert_eq!(cancelled.deliver.map(|d| d.1), Some(true));
+        // The adapter is told, to drop the handler running again.
+        assert_eq!(cancelled.cancels.as_deref(), Some("2"));
     });
 }
 

@@ -30,7 +30,12 @@
 //! is held while a handler runs for the first time: a free one is taken if
 //! it asks (none free: `-32603` naming the limit, as for a sync handler). A
 //! call run again keeps its slot while its handler runs; the round's time
-//! limit ([`Http::expire_waiting`]) counts until it is over. With
+//! limit ([`Http::expire_waiting`]) counts until it is over. Its output
+//! goes to the stream of the request that made it, not to the request
+//! that brought the last answer ([`PendingCall::runs_again`]: an adapter
+//! may answer that one `202` at once and run the call apart), and a
+//! `notifications/cancelled` of it names it in [`Response::cancels`] so the
+//! adapter drops its handler's future. With
 //! [`Http::finish`] instead, such a handler is answered as a call that
 //! cannot wait (`-32603`).
 
@@ -156,6 +161,14 @@ impl PendingCall {
     /// `notifications/cancelled` names it in [`Response::cancels`](super::Response::cancels).
     pub fn id<'o>(&self, out: &'o [u8]) -> &'o [u8] {
         self.core.id(out)
+    }
+
+    /// A handshake-era call run again with the client's answers to its
+    /// requests: its output goes to the stream of the request that made it
+    /// ([`Response::deliver`]), the request that brought the last answer is
+    /// only accepted (`202`). An adapter may run it apart from that request.
+    pub fn runs_again(&self) -> bool {
+        self.core.waits().is_some_and(|(_, again)| again)
     }
 
     /// Bytes of the waiting-call store this call keeps across its handler

@@ -879,10 +879,15 @@ impl<'a, S> Http<'a, S> {
             // name an async call the adapter runs.
             None if answer.len == 0 => {
                 let mut r = respond(out, answer, Status::Handshake);
-                r.cancels = cancelled_in(body).and_then(|id| {
-                    let start = (id.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
-                    Some((start, start + id.len()))
-                });
+                r.cancels = cancelled_span(body);
+                r
+            }
+            // A waiting call cancelled: it may also be running again,
+            // awaited, where the adapter runs async calls (its handler's
+            // future is dropped too).
+            event @ Some(CallEvent::Dropped(_)) => {
+                let mut r = respond_waiting(out, answer, event);
+                r.cancels = cancelled_span(body);
                 r
             }
             event => respond_waiting(out, answer, event),
@@ -926,6 +931,13 @@ fn respond_waiting(out: &mut [u8], answer: Answer, event: Option<CallEvent>) -> 
 /// ([`Http::expire_waiting`]).
 const WAITED_TOO_LONG: &str =
     "cannot wait for the client's input: no answer within the waiting-call time limit";
+
+/// Where, in `body`, the id a `notifications/cancelled` names is.
+fn cancelled_span(body: &[u8]) -> Option<(usize, usize)> {
+    let id = cancelled_in(body)?;
+    let start = (id.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+    Some((start, start + id.len()))
+}
 
 /// The request a body that is a `notifications/cancelled` names (its id as
 /// written), by the core's one reading of a cancellation

@@ -52,10 +52,11 @@ pub struct Response {
     pub poll_streams: bool,
     /// A handshake-era `notifications/cancelled` (this response is its
     /// `202`) named a request of this session that is not waiting for the
-    /// client here: `body[start..end]` is that request's id as written. An
-    /// adapter that awaits async tools' calls (`PendingCall`) drops the
-    /// session's call whose `PendingCall::id` this is: cancelled, it is
-    /// not answered.
+    /// client here, or one that was (then [`deliver`](Self::deliver) ends
+    /// its stream; it may be running again, awaited, meanwhile):
+    /// `body[start..end]` is that request's id as written. An adapter that
+    /// awaits async tools' calls (`PendingCall`) drops the session's call
+    /// whose `PendingCall::id` this is: cancelled, it is not answered.
     pub cancels: Option<(usize, usize)>,
 }
 

@@ -250,6 +250,13 @@ impl Drop for InFlightCall<'_> {
     }
 }
 
+/// `202` with no body.
+fn accepted() -> Response<McpBody> {
+    let mut accepted = Response::new(McpBody::bytes(Bytes::new()));
+    *accepted.status_mut() = StatusCode::ACCEPTED;
+    accepted
+}
+
 /// The session a request names (`Mcp-Session-Id`), if it is well formed.
 fn session_of(headers: &HeaderMap) -> Option<SessionId> {
     SessionId::parse(headers.get("mcp-session-id")?.to_str().ok()?.trim())
@@ -1228,6 +1235,23 @@ impl<S: Sync + 'static> McpService<S> {
     /// Have a call's handler awaited (on the calls thread) and answer it;
     /// a call of a `session` can be cancelled by its request id until then.
     async fn finish_call(&self, job: CallJob, session: Option<SessionId>) -> Response<McpBody> {
+        if job.0.runs_again() {
+            // A call run again with the client's answers: its output goes
+            // to the stream of the request that made it, so it runs on its
+            // own, not as part of this POST (the client's answer,
+            // accepted), whose client may go meanwhile. A
+            // `notifications/cancelled` still drops it.
+            let this = self.clone();
+            tokio::spawn(async move {
+                drop(this.await_call(job, session).await);
+            });
+            return accepted();
+        }
+        self.await_call(job, session).await
+    }
+
+    /// [`finish_call`](Self::finish_call)'s wait for the calls thread.
+    async fn await_call(&self, job: CallJob, session: Option<SessionId>) -> Response<McpBody> {
         let Some(calls) = self.inner.calls.as_ref() else {
             // Unreachable: without a calls thread the core is not asked
             // to defer a call.
@@ -1252,11 +1276,7 @@ impl<S: Sync + 'static> McpService<S> {
         let (r, out) = match rx.await {
             Ok(Some(done)) => done,
             // Cancelled: no answer, the request's POST ends with `202`.
-            Ok(None) => {
-                let mut accepted = Response::new(McpBody::bytes(Bytes::new()));
-                *accepted.status_mut() = StatusCode::ACCEPTED;
-                return accepted;
-            }
+            Ok(None) => return accepted(),
             Err(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, "call dropped\n"),
         };
         // A handshake-era call that asked waits (its stream is held); one

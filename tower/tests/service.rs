@@ -70,9 +70,11 @@ impl Hangs {
     }
 }
 
-/// `hang`'s futures (one test's), and `hang_cancelled`'s (another's).
+/// `hang`'s futures (one test's), `hang_cancelled`'s (another's), and
+/// those of `ask_then_hang` run again (a third's).
 static HANG: Hangs = Hangs::new();
 static HANG_CANCELLED: Hangs = Hangs::new();
+static HANG_AGAIN: Hangs = Hangs::new();
 
 async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     HANG.hang(reply).await
@@ -81,6 +83,18 @@ async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcom
 /// `ask` after an awaited timer: an async handler that asks the client.
 async fn ask_slow<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     tokio::time::sleep(Duration::from_millis(20)).await;
+    ask(shop, args, reply)
+}
+
+/// `ask`, but run again with the client's answer it hangs.
+async fn ask_then_hang<'a>(
+    shop: &'a Shop,
+    args: Arguments<'a>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
+    if reply.request_state() == Some(b"asked") {
+        return HANG_AGAIN.hang(reply).await;
+    }
     ask(shop, args, reply)
 }
 
@@ -94,16 +108,18 @@ picomcp::async_tools! {
         HANG: ToolDescriptor::new("hang", &NO_ARGS) => hang,
         HANG_CANCELLED: ToolDescriptor::new("hang_cancelled", &NO_ARGS) => hang_cancelled,
         ASK_SLOW: ToolDescriptor::new("ask_slow", &NO_ARGS) => ask_slow,
+        ASK_THEN_HANG: ToolDescriptor::new("ask_then_hang", &NO_ARGS) => ask_then_hang,
     }
 }
 
-static TOOLS: [Tool<Shop>; 6] = [
+static TOOLS: [Tool<Shop>; 7] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
     ShopAsync::HANG,
     ShopAsync::HANG_CANCELLED,
     ShopAsync::ASK_SLOW,
+    ShopAsync::ASK_THEN_HANG,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -417,6 +433,43 @@ async fn an_async_call_that_asks_holds_its_stream_until_the_answer_is_posted() {
     let waiting = tokio::time::timeout(Duration::from_millis(100), stream.frame()).await;
     assert!(waiting.is_err(), "the held stream has nothing more yet");
     confirmed_on_the_stream(&mcp, &id, &asked, &mut stream).await;
+}
+
+/// A waiting call run again, awaited, once its client's answer is in: the
+/// answer's POST ends `202` at once (the call runs on its own); cancelled
+/// meanwhile, its handler's future is dropped and its held stream ends
+/// with no answer.
+#[tokio::test]
+async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
+    let mcp = async_service();
+    let (id, r) = ask_in_a_session_with(&mcp, "ask_then_hang").await;
+    let mut stream = r.into_body();
+    let asked = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(asked["method"], "elicitation/create");
+    // The client's answer is accepted at once: the call runs again on its
+    // own (it hangs), not as part of that POST.
+    let answer = mcp.clone().oneshot(post(accept(&asked), Some(&id)));
+    let answer = tokio::time::timeout(Duration::from_secs(5), answer)
+        .await
+        .expect("the answer's POST is answered while the call runs again")
+        .unwrap();
+    let (status, _, body) = text(answer).await;
+    assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+    Hangs::until(&HANG_AGAIN.started, 1, "the call never ran again").await;
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+    let (status, _, _) = text(mcp.clone().oneshot(post(cancel, Some(&id))).await.unwrap()).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    Hangs::until(
+        &HANG_AGAIN.dropped,
+        1,
+        "the handler's future was not dropped",
+    )
+    .await;
+    assert_eq!(
+        next_frame(&mut stream).await,
+        None,
+        "no answer on the stream"
+    );
 }
 
 /// A service whose calls wait a second at most for their client, and a
