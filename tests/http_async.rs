@@ -742,3 +742,42 @@ fn a_call_past_its_time_limit_while_its_handler_runs_again_delivers_nothing() {
         assert_eq!(r.deliver.map(|d| d.last), Some(true));
     });
 }
+
+/// A caller whose `lock` never gives the store: a first run that asks is
+/// answered as a call that cannot wait (one answer, never an unfinished
+/// body), and the store is untouched.
+#[test]
+fn a_lock_that_gives_no_store_answers_a_call_that_asks_as_one_that_cannot_wait() {
+    let mut e = Asking::<1>::new(true);
+    let sid = e.session();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    let mut body = call(2, "reserve", r#"{"title":"Dune"}"#).into_bytes();
+    let mut out = vec![0u8; 16 * 1024];
+    let mut random = |id: &mut [u8; 16]| *id = [5; 16];
+    let request = Request::new("POST", &hs, &mut body, 10);
+    let Begun::Call(mut pending) = e.http.begin_streams(
+        &mut e.sessions,
+        &mut random,
+        &mut e.waiting,
+        &mut e.streams,
+        request,
+        &mut out,
+    ) else {
+        panic!("an async tool's call");
+    };
+    let mut kept = vec![0u8; pending.kept_len()];
+    assert!(e.http.keep(&mut pending, &mut e.waiting, &mut kept));
+    let mut lock = |_: &mut dyn FnMut(&mut picomcp::server::Waiting<1, 2048>, u64)| {};
+    let r = block_on(
+        e.http
+            .finish_waiting(pending, &mut body, &mut kept, &mut out, &Twins, &mut lock),
+    );
+    let answer = std::str::from_utf8(&out[..r.body_len]).unwrap();
+    assert_eq!(r.status, 200);
+    assert!(
+        answer.starts_with(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"cannot wait for the client's input in an async handler"#),
+        "{answer}"
+    );
+    assert_eq!((r.hold, r.deliver), (None, None));
+    assert_eq!(e.waiting.len(), 0);
+}

@@ -46,7 +46,7 @@ use super::{
 use crate::asynch::AsyncHandlers;
 use crate::context::Mrtr;
 use crate::server::invoke::Deferred;
-use crate::server::{CallEvent, Server, WaitingView, Wrote};
+use crate::server::{CallEvent, NoRoom, Server, WaitingView, Wrote};
 use crate::wire::emit::Writer;
 use crate::wire::json::Value;
 
@@ -355,8 +355,8 @@ impl<S> Http<'_, S> {
     /// The response holds the call's stream open
     /// ([`hold`](Response::hold)) when it waits, and, for a call run again,
     /// is `202` with the output for the waiting call's stream
-    /// ([`deliver`](Response::deliver)), as [`handle_streams`](Self::handle_streams)'
-    /// are.
+    /// ([`deliver`](Response::deliver)), as the responses of
+    /// [`handle_streams`](Self::handle_streams) are.
     pub async fn finish_waiting<A, L, const N: usize, const B: usize>(
         &self,
         call: PendingCall,
@@ -519,7 +519,21 @@ impl<const N: usize, const B: usize> crate::server::deferred::Keeper for &mut Ke
             event = view.event;
         });
         self.event = event;
-        settled.unwrap_or(wrote)
+        match (settled, what.run, wrote) {
+            (Some(settled), ..) => settled,
+            // The caller's lock gave no store: a call that asked cannot
+            // wait; one run again has no one to answer here.
+            (None, Run::First { id, .. }, Wrote::Asked { start, .. }) => {
+                let id = kept.get(id.0..id.1).unwrap_or_default();
+                Server::<S>::cannot_wait(w, start, id, NoRoom::Async)
+            }
+            (None, Run::Retry { .. }, _) => {
+                w.truncate(0);
+                w.drop_stash();
+                Wrote::Nothing
+            }
+            (None, _, wrote) => wrote,
+        }
     }
 }
 

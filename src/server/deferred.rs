@@ -174,11 +174,13 @@ impl<S> Server<'_, S> {
     /// over the open answer, the handler awaited, the result closed by the
     /// sync code.
     ///
-    /// With `waiting` (a serve loop that left the store untouched since
-    /// phase 1: it runs one call at a time), a handshake-era handler that
-    /// asks for input waits there as a sync one does, and a call run again
-    /// with the client's answers (`Deferred::retried_slot`) reads its
-    /// request and answers from its slot, not from `frame`.
+    /// With `waiting` (a `Keeper`: a serve loop's store, left untouched
+    /// since phase 1 as it runs one call at a time, or the HTTP mapping's
+    /// copy of what the call needs and its way back to the store), a
+    /// handshake-era handler that asks for input waits there as a sync one
+    /// does, and a call run again with the client's answers
+    /// (`Deferred::retried_slot`) reads its request and answers from the
+    /// keeper, not from `frame`.
     /// `PARKS`: whether `waiting` may be given (a constant, so that a
     /// caller that never gives one links none of the parking code: the
     /// store is read after the handler's await, where the optimiser cannot

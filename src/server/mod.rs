@@ -66,6 +66,8 @@ pub(crate) use out::Wrote;
 pub(crate) use out::{Answer, write_error};
 pub(crate) use session::Origin;
 pub use session::{ClientCapabilities, Connection, Ready, Session, Subject, Uninitialized};
+#[cfg(feature = "async-handlers")]
+pub(crate) use waiting::NoRoom;
 pub(crate) use waiting::{CallEvent, WaitingView};
 pub use waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, Waiting};
 
