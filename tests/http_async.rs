@@ -516,6 +516,33 @@ impl<const N: usize> Asking<N> {
         }
     }
 
+    /// Phase 1 of an async call (`body`, on the session's `headers`) and
+    /// `keep`: the call, what it keeps, the body as phase 1 left it and the
+    /// output buffer with the open answer.
+    fn begin_call(
+        &mut self,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> (picomcp::http::call::PendingCall, Vec<u8>, Vec<u8>, Vec<u8>) {
+        let mut body = body.as_bytes().to_vec();
+        let mut out = vec![0u8; 16 * 1024];
+        let mut random = |id: &mut [u8; 16]| *id = [5; 16];
+        let request = Request::new("POST", headers, &mut body, 10);
+        let Begun::Call(mut pending) = self.http.begin_streams(
+            &mut self.sessions,
+            &mut random,
+            &mut self.waiting,
+            &mut self.streams,
+            request,
+            &mut out,
+        ) else {
+            panic!("an async tool's call");
+        };
+        let mut kept = vec![0u8; pending.kept_len()];
+        assert!(self.http.keep(&mut pending, &mut self.waiting, &mut kept));
+        (pending, kept, body, out)
+    }
+
     /// A session whose client can answer elicitations and sampling.
     fn session(&mut self) -> String {
         let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -662,24 +689,11 @@ fn a_call_run_again_that_ends_meanwhile(end: impl FnOnce(&mut Asking<1>, &[(&str
     let asked = e.send(&hs, &call(2, "reserve", r#"{"title":"Dune"}"#));
     let id = asked_id(&asked);
     // The client's answer: phase 1 of the call run again.
-    let mut body =
-        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#)
-            .into_bytes();
-    let mut out = vec![0u8; 16 * 1024];
-    let mut random = |id: &mut [u8; 16]| *id = [5; 16];
-    let request = Request::new("POST", &hs, &mut body, 10);
-    let Begun::Call(mut pending) = e.http.begin_streams(
-        &mut e.sessions,
-        &mut random,
-        &mut e.waiting,
-        &mut e.streams,
-        request,
-        &mut out,
-    ) else {
-        panic!("the call runs again, awaited");
-    };
-    let mut kept = vec![0u8; pending.kept_len()];
-    assert!(e.http.keep(&mut pending, &mut e.waiting, &mut kept));
+    let (pending, mut kept, mut body, mut out) = e.begin_call(
+        &hs,
+        &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#),
+    );
+    assert!(pending.runs_again());
     end(&mut e, &hs);
     assert_eq!(e.waiting.len(), 0);
     // A new call takes the freed slot and waits.
@@ -751,22 +765,9 @@ fn a_lock_that_gives_no_store_answers_a_call_that_asks_as_one_that_cannot_wait()
     let mut e = Asking::<1>::new(true);
     let sid = e.session();
     let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
-    let mut body = call(2, "reserve", r#"{"title":"Dune"}"#).into_bytes();
-    let mut out = vec![0u8; 16 * 1024];
-    let mut random = |id: &mut [u8; 16]| *id = [5; 16];
-    let request = Request::new("POST", &hs, &mut body, 10);
-    let Begun::Call(mut pending) = e.http.begin_streams(
-        &mut e.sessions,
-        &mut random,
-        &mut e.waiting,
-        &mut e.streams,
-        request,
-        &mut out,
-    ) else {
-        panic!("an async tool's call");
-    };
-    let mut kept = vec![0u8; pending.kept_len()];
-    assert!(e.http.keep(&mut pending, &mut e.waiting, &mut kept));
+    let (pending, mut kept, mut body, mut out) =
+        e.begin_call(&hs, &call(2, "reserve", r#"{"title":"Dune"}"#));
+    assert!(!pending.runs_again());
     let mut lock = |_: &mut dyn FnMut(&mut picomcp::server::Waiting<1, 2048>, u64)| {};
     let r = block_on(
         e.http
