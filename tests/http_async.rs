@@ -782,3 +782,51 @@ fn a_lock_that_gives_no_store_answers_a_call_that_asks_as_one_that_cannot_wait()
     assert_eq!((r.hold, r.deliver), (None, None));
     assert_eq!(e.waiting.len(), 0);
 }
+
+/// No slot is held while a first run's handler runs: of two async calls
+/// that ask, in flight at once with one slot, the one whose handler ends
+/// first waits in it, and the other is then answered as a call that cannot
+/// wait (`-32603` naming the limit, as a sync handler's call would be).
+#[test]
+fn a_first_run_takes_a_slot_only_once_its_handler_has_asked() {
+    use picomcp::server::Waiting;
+    let mut e = Asking::<1>::new(true);
+    let sid = e.session();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    let (first, mut first_kept, mut first_body, mut first_out) =
+        e.begin_call(&hs, &call(2, "reserve", r#"{"title":"Dune"}"#));
+    let (second, mut second_kept, mut second_body, mut second_out) =
+        e.begin_call(&hs, &call(3, "reserve", r#"{"title":"Neuromancer"}"#));
+    // Both in flight, the store free.
+    assert_eq!(e.waiting.len(), 0);
+    let waiting = &mut e.waiting;
+    let mut lock = |f: &mut dyn FnMut(&mut Waiting<1, 2048>, u64)| f(waiting, 11);
+    let r = block_on(e.http.finish_waiting(
+        second,
+        &mut second_body,
+        &mut second_kept,
+        &mut second_out,
+        &Twins,
+        &mut lock,
+    ));
+    assert!(
+        r.hold.is_some(),
+        "the second call's handler ended first: it waits"
+    );
+    let r = block_on(e.http.finish_waiting(
+        first,
+        &mut first_body,
+        &mut first_kept,
+        &mut first_out,
+        &Twins,
+        &mut lock,
+    ));
+    let answer = std::str::from_utf8(&first_out[..r.body_len]).unwrap();
+    assert_eq!((r.hold, r.deliver), (None, None));
+    assert!(
+        answer.contains(r#""id":2,"error":{"code":-32603"#)
+            && answer.contains("all 1 waiting-call slots are in use"),
+        "{answer}"
+    );
+    assert_eq!(e.waiting.len(), 1);
+}
