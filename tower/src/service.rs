@@ -350,10 +350,11 @@ impl http_body::Body for McpBody {
 /// An async tool's call, stopped before its handler: the call, the request
 /// body, the call's own output buffer, and what it keeps of the
 /// waiting-call store (a handshake-era call that may ask the client).
-type CallJob = (PendingCall, Vec<u8>, Vec<u8>, Option<Kept>);
+type CallJob = (PendingCall, Vec<u8>, Vec<u8>, Kept);
 
 /// What a handshake-era async call that may ask for input keeps across its
-/// handler ([`Http::keep`]), and how it reaches the store after it.
+/// handler ([`Http::keep`]; nothing for any other call), and how it
+/// reaches the store after it.
 struct Kept {
     bytes: Vec<u8>,
     store: Arc<Mutex<Box<WaitingCalls>>>,
@@ -689,14 +690,11 @@ impl<S: Sync + 'static> Builder<S> {
                             // handshake era) drops the handler's future
                             // where it awaits.
                             let finished = async {
-                                let Some(Kept {
+                                let Kept {
                                     mut bytes,
                                     store,
                                     start,
-                                }) = kept
-                                else {
-                                    return http.finish(call, &mut body, &mut out, handlers).await;
-                                };
+                                } = kept;
                                 // The store is taken only after the
                                 // handler, to park or free the call.
                                 let mut lock_store = |f: &mut dyn FnMut(&mut WaitingCalls, u64)| {
@@ -1142,19 +1140,15 @@ impl<S: Sync + 'static> McpService<S> {
                 Begun::Call(mut call) => {
                     // A handshake-era call that may ask for input keeps its
                     // part of the store, copied while it is still locked.
-                    let kept = (call.kept_len() > 0)
-                        .then(|| {
-                            let mut bytes = vec![0u8; call.kept_len()];
-                            inner
-                                .http
-                                .keep(&mut call, &mut **waiting, &mut bytes)
-                                .then(|| Kept {
-                                    bytes,
-                                    store: Arc::clone(&inner.waiting),
-                                    start: inner.start,
-                                })
-                        })
-                        .flatten();
+                    // (Nothing for any other call: `finish_waiting` then
+                    // finishes it as `finish` does.)
+                    let mut bytes = vec![0u8; call.kept_len()];
+                    inner.http.keep(&mut call, &mut **waiting, &mut bytes);
+                    let kept = Kept {
+                        bytes,
+                        store: Arc::clone(&inner.waiting),
+                        start: inner.start,
+                    };
                     drop((waiting, streams));
                     // The call's own output buffer, starting with the open answer.
                     let mut own = vec![0u8; config.max_response];
