@@ -694,6 +694,9 @@ fn a_call_run_again_that_ends_meanwhile(end: impl FnOnce(&mut Asking<1>, &[(&str
         &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"accept","content":{{"confirm":true}}}}}}"#),
     );
     assert!(pending.runs_again());
+    // Its output would go to the stream the first response held.
+    assert!(asked.hold.is_some(), "{asked:?}");
+    assert_eq!(pending.held(&kept).map(|c| c.0), asked.hold);
     end(&mut e, &hs);
     assert_eq!(e.waiting.len(), 0);
     // A new call takes the freed slot and waits.
@@ -768,6 +771,7 @@ fn a_lock_that_gives_no_store_answers_a_call_that_asks_as_one_that_cannot_wait()
     let (pending, mut kept, mut body, mut out) =
         e.begin_call(&hs, &call(2, "reserve", r#"{"title":"Dune"}"#));
     assert!(!pending.runs_again());
+    assert_eq!(pending.held(&kept), None, "a first run holds no stream yet");
     let mut lock = |_: &mut dyn FnMut(&mut picomcp::server::Waiting<1, 2048>, u64)| {};
     let r = block_on(
         e.http

@@ -40,13 +40,13 @@
 //! cannot wait (`-32603`).
 
 use super::{
-    Headers, Http, Random, Request, Response, SessionStore, Status, Streams, Waiting, respond,
-    respond_waiting,
+    CallId, Headers, Http, Random, Request, Response, SessionStore, Status, Streams, Waiting,
+    respond, respond_waiting,
 };
 use crate::asynch::AsyncHandlers;
 use crate::context::Mrtr;
 use crate::server::invoke::Deferred;
-use crate::server::{CallEvent, NoRoom, Server, WaitingView, Wrote};
+use crate::server::{CallEvent, NoRoom, Server, WaitingView, Wrote, call_key};
 use crate::wire::emit::Writer;
 use crate::wire::json::Value;
 
@@ -62,7 +62,7 @@ pub struct PendingCall {
 }
 
 /// Bytes of the header [`Http::keep`] writes in front of what it copies.
-const HEADER: usize = 40;
+const HEADER: usize = 44;
 
 /// What a handshake-era call that may ask for input keeps of the
 /// waiting-call store across its handler (copied out by [`Http::keep`]).
@@ -79,11 +79,12 @@ struct Kept {
 impl Kept {
     /// Into the [`HEADER`] bytes in front of the kept bytes.
     fn write(&self, header: &mut [u8]) {
-        let (kind, a, b, c, d) = match self.run {
-            Run::First { slot, id } => (1, slot, 0, id.0, id.1),
+        let (kind, a, b, c, d, e) = match self.run {
+            Run::First { slot, id } => (1, slot, 0, id.0, id.1, 0),
             Run::Retry {
                 slot,
                 generation,
+                call,
                 request_len,
                 state_len,
             } => (
@@ -92,13 +93,14 @@ impl Kept {
                 generation as usize,
                 request_len,
                 state_len.map_or(0, |n| n + 1),
+                call as usize,
             ),
         };
-        let words = [kind, self.len, a, b, c, d];
+        let words = [kind, self.len, a, b, c, d, e];
         for (dst, w) in header.chunks_exact_mut(4).zip(words) {
             dst.copy_from_slice(&(w as u32).to_le_bytes());
         }
-        if let Some(owner) = header.get_mut(24..40) {
+        if let Some(owner) = header.get_mut(28..44) {
             owner.copy_from_slice(&self.owner);
         }
     }
@@ -110,6 +112,7 @@ impl Kept {
             Some(u32::from_le_bytes(b.try_into().ok()?) as usize)
         };
         let (len, a, b, c, d) = (word(1)?, word(2)?, word(3)?, word(4)?, word(5)?);
+        let e = word(6)?;
         let run = match word(0)? {
             1 => Run::First {
                 slot: a,
@@ -118,13 +121,14 @@ impl Kept {
             2 => Run::Retry {
                 slot: a,
                 generation: b as u32,
+                call: e as u32,
                 request_len: c,
                 state_len: d.checked_sub(1),
             },
             _ => return None,
         };
         Some(Kept {
-            owner: header.get(24..40)?.try_into().ok()?,
+            owner: header.get(28..44)?.try_into().ok()?,
             len,
             run,
         })
@@ -137,12 +141,14 @@ enum Run {
     /// kept, with its id at `id`; a slot is taken only if the handler asks.
     First { slot: usize, id: (usize, usize) },
     /// A call run again with the client's answers: it keeps its `slot`
-    /// (this round's `generation`); its request is the first
+    /// (this round's `generation`; `call` names it across rounds, as in
+    /// its [`CallId`]); its request is the first
     /// `request_len` bytes kept, its state (if any) the next `state_len`,
     /// then the answers.
     Retry {
         slot: usize,
         generation: u32,
+        call: u32,
         request_len: usize,
         state_len: Option<usize>,
     },
@@ -177,6 +183,24 @@ impl PendingCall {
     /// [`Http::finish_waiting`] then reads.
     pub fn kept_len(&self) -> usize {
         self.kept as usize
+    }
+
+    /// For a call [`runs_again`](Self::runs_again), the waiting call whose
+    /// held stream its output goes to (the [`CallId`] of the response that
+    /// held it, and of the [`Delivery`](super::Delivery) that will name
+    /// it), read from `kept`, the bytes [`Http::keep`] copied for it
+    /// (`None` for any other call, or when nothing was kept). An adapter
+    /// that sees that stream's client go may drop the call's handler: no
+    /// one would read its output. (Its slot is then given back as a
+    /// waiting call's whose client went: at the wait limit.)
+    pub fn held(&self, kept: &[u8]) -> Option<CallId> {
+        if self.kept == 0 {
+            return None;
+        }
+        match Kept::read(kept.get(..HEADER)?)?.run {
+            Run::Retry { slot, call, .. } => Some(CallId(call_key(slot, call))),
+            Run::First { .. } => None,
+        }
     }
 }
 
@@ -400,6 +424,7 @@ fn kept_of(core: &Deferred, view: &WaitingView<'_>) -> Option<Kept> {
         Run::Retry {
             slot,
             generation: m.generation,
+            call: m.call,
             request_len: m.request_len,
             state_len: m.state_len,
         }

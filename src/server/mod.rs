@@ -68,6 +68,8 @@ pub(crate) use session::Origin;
 pub use session::{ClientCapabilities, Connection, Ready, Session, Subject, Uninitialized};
 #[cfg(feature = "async-handlers")]
 pub(crate) use waiting::NoRoom;
+#[cfg(feature = "async-handlers")]
+pub(crate) use waiting::call_key;
 pub(crate) use waiting::{CallEvent, WaitingView};
 pub use waiting::{MAX_INPUT_REQUESTS, MAX_KEY, MAX_ROUNDS, Waiting};
 

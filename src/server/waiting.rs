@@ -516,8 +516,7 @@ impl WaitingView<'_> {
 
     /// The key an adapter knows `slot`'s call by (stable across rounds).
     pub(crate) fn call_key(&self, slot: usize) -> u64 {
-        let call = self.meta.get(slot).map_or(0, |m| m.call);
-        ((slot as u64) << 32) | u64::from(call)
+        call_key(slot, self.meta.get(slot).map_or(0, |m| m.call))
     }
 
     /// Free `slot`. A call that was waiting is over ([`CallEvent::Finished`]:
@@ -537,6 +536,12 @@ impl WaitingView<'_> {
         self.release(slot);
         self.event = Some(CallEvent::Dropped(self.call_key(slot)));
     }
+}
+
+/// The key an adapter knows the call in `slot` by: its slot and `call`
+/// (which names it across its rounds).
+pub(crate) fn call_key(slot: usize, call: u32) -> u64 {
+    ((slot as u64) << 32) | u64::from(call)
 }
 
 /// The id the server gives input request `k` of `slot` in round

@@ -1234,10 +1234,22 @@ impl<S: Sync + 'static> McpService<S> {
             // to the stream of the request that made it, so it runs on its
             // own, not as part of this POST (the client's answer,
             // accepted), whose client may go meanwhile. A
-            // `notifications/cancelled` still drops it.
+            // `notifications/cancelled` drops it, and so does the client
+            // of that stream going away (no one would read the output).
+            let held = job
+                .0
+                .held(&job.3.bytes)
+                .and_then(|call| lock(&self.inner.held).get(&call.0).cloned());
             let this = self.clone();
             tokio::spawn(async move {
-                drop(this.await_call(job, session).await);
+                let call = this.await_call(job, session);
+                match held {
+                    Some(stream) => tokio::select! {
+                        r = call => drop(r),
+                        () = stream.closed() => {}
+                    },
+                    None => drop(call.await),
+                }
             });
             return accepted();
         }

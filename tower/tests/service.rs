@@ -71,10 +71,12 @@ impl Hangs {
 }
 
 /// `hang`'s futures (one test's), `hang_cancelled`'s (another's), and
-/// those of `ask_then_hang` run again (a third's).
+/// those of `ask_then_hang` and `ask_then_hang_left` run again (a third's
+/// and a fourth's).
 static HANG: Hangs = Hangs::new();
 static HANG_CANCELLED: Hangs = Hangs::new();
 static HANG_AGAIN: Hangs = Hangs::new();
+static HANG_LEFT: Hangs = Hangs::new();
 
 async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     HANG.hang(reply).await
@@ -98,6 +100,18 @@ async fn ask_then_hang<'a>(
     ask(shop, args, reply)
 }
 
+/// `ask_then_hang` for the test whose client leaves the held stream.
+async fn ask_then_hang_left<'a>(
+    shop: &'a Shop,
+    args: Arguments<'a>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
+    if reply.request_state() == Some(b"asked") {
+        return HANG_LEFT.hang(reply).await;
+    }
+    ask(shop, args, reply)
+}
+
 async fn hang_cancelled<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     HANG_CANCELLED.hang(reply).await
 }
@@ -109,10 +123,11 @@ picomcp::async_tools! {
         HANG_CANCELLED: ToolDescriptor::new("hang_cancelled", &NO_ARGS) => hang_cancelled,
         ASK_SLOW: ToolDescriptor::new("ask_slow", &NO_ARGS) => ask_slow,
         ASK_THEN_HANG: ToolDescriptor::new("ask_then_hang", &NO_ARGS) => ask_then_hang,
+        ASK_THEN_HANG_LEFT: ToolDescriptor::new("ask_then_hang_left", &NO_ARGS) => ask_then_hang_left,
     }
 }
 
-static TOOLS: [Tool<Shop>; 7] = [
+static TOOLS: [Tool<Shop>; 8] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
@@ -120,6 +135,7 @@ static TOOLS: [Tool<Shop>; 7] = [
     ShopAsync::HANG_CANCELLED,
     ShopAsync::ASK_SLOW,
     ShopAsync::ASK_THEN_HANG,
+    ShopAsync::ASK_THEN_HANG_LEFT,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -470,6 +486,29 @@ async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
         None,
         "no answer on the stream"
     );
+}
+
+/// A call run again, awaited, whose client leaves its held stream (the
+/// only place its output would go) meanwhile: its handler's future is
+/// dropped, not run to its end.
+#[tokio::test]
+async fn a_call_run_again_whose_client_left_its_stream_drops_its_handler() {
+    let mcp = async_service();
+    let (id, r) = ask_in_a_session_with(&mcp, "ask_then_hang_left").await;
+    let mut stream = r.into_body();
+    let asked = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(asked["method"], "elicitation/create");
+    let answer = mcp.clone().oneshot(post(accept(&asked), Some(&id)));
+    let (status, _, _) = text(answer.await.unwrap()).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    Hangs::until(&HANG_LEFT.started, 1, "the call never ran again").await;
+    drop(stream);
+    Hangs::until(
+        &HANG_LEFT.dropped,
+        1,
+        "the handler's future was not dropped",
+    )
+    .await;
 }
 
 /// A service whose calls wait a second at most for their client, and a
