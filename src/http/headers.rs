@@ -587,7 +587,8 @@ mod tests {
         }
         let alphabet = [b'a', b'1', b':', b'[', b']'];
         let mut s = std::vec::Vec::new();
-        for len in 0..=6u32 {
+        // Every string up to this length (shorter under Miri).
+        for len in 0..=if cfg!(miri) { 4 } else { 6u32 } {
             for mut code in 0..5usize.pow(len) {
                 s.clear();
                 for _ in 0..len {

@@ -935,7 +935,9 @@ mod tests {
     /// 255), and the names after them found.
     #[test]
     fn keys_of_every_length() {
-        for n in 0..300 {
+        // Under Miri, the short lengths and those around 255 only.
+        let lengths = (0..300).filter(|&n| !cfg!(miri) || n <= 30 || (250..=260).contains(&n));
+        for n in lengths {
             let k = "k".repeat(n);
             let text = std::format!(
                 r#"{{"{k}":1,"p":{{"{k}":2,"name":3,"p":{{"{k}":4,"k":5}}}},"id":6}}"#
