@@ -164,7 +164,7 @@ if [ "$quick" != 1 ] && have_nightly; then
         # natively above. The other exhaustive tests take smaller sizes under
         # cfg(miri) (the crate has no unsafe code: Miri checks its
         # dependencies' and core's under it, which a few sizes reach as well
-        # as all): 615 s of Miri's clock became about 210 (2026-12-07).
+        # as all): 615 s of Miri's clock became about 200 (2026-12-07).
         mkdir -p "$target_dir"
         cargo +nightly miri test --lib -- --skip never_panics --skip deep --skip depth_limit \
             > "$miri_log" 2>&1 &

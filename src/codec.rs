@@ -287,7 +287,8 @@ mod tests {
     #[test]
     fn base64_round_trips_in_every_form() {
         use std::vec::Vec;
-        for len in 0..40usize {
+        // Every length to past a dozen 3-byte groups (five under Miri).
+        for len in 0..if cfg!(miri) { 16 } else { 40usize } {
             let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
             for url in [false, true] {
                 let mut padded = Vec::new();

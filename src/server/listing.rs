@@ -228,8 +228,10 @@ mod tests {
 
     #[test]
     fn copies_pages_of_every_length() {
-        // Across the unrolled blocks' and the words' boundaries.
-        for len in 0..=3 * BLOCK * W + 1 {
+        // Across the unrolled blocks' and the words' boundaries (under
+        // Miri, the lengths one either side of a word's end only).
+        let lengths = (0..=3 * BLOCK * W + 1).filter(|n| !cfg!(miri) || (n + 1) % W <= 2);
+        for len in lengths {
             let cache: ListCache<64, 1> = ListCache::new();
             let page: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
             cache.keep(1, ProtocolVersion::V2025_11_25, &page);

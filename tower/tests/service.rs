@@ -88,16 +88,27 @@ async fn ask_slow<'a>(shop: &'a Shop, args: Arguments<'a>, reply: Reply<'_>) -> 
     ask(shop, args, reply)
 }
 
-/// `ask`, but run again with the client's answer it hangs.
+impl Hangs {
+    /// `ask`, but run again with the client's answer it hangs.
+    async fn ask_then_hang<'a>(
+        &self,
+        shop: &'a Shop,
+        args: Arguments<'a>,
+        reply: Reply<'_>,
+    ) -> ToolOutcome<'a> {
+        if reply.request_state() == Some(b"asked") {
+            return self.hang(reply).await;
+        }
+        ask(shop, args, reply)
+    }
+}
+
 async fn ask_then_hang<'a>(
     shop: &'a Shop,
     args: Arguments<'a>,
     reply: Reply<'_>,
 ) -> ToolOutcome<'a> {
-    if reply.request_state() == Some(b"asked") {
-        return HANG_AGAIN.hang(reply).await;
-    }
-    ask(shop, args, reply)
+    HANG_AGAIN.ask_then_hang(shop, args, reply).await
 }
 
 /// `ask_then_hang` for the test whose client leaves the held stream.
@@ -106,10 +117,7 @@ async fn ask_then_hang_left<'a>(
     args: Arguments<'a>,
     reply: Reply<'_>,
 ) -> ToolOutcome<'a> {
-    if reply.request_state() == Some(b"asked") {
-        return HANG_LEFT.hang(reply).await;
-    }
-    ask(shop, args, reply)
+    HANG_LEFT.ask_then_hang(shop, args, reply).await
 }
 
 async fn hang_cancelled<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {

@@ -562,7 +562,7 @@ mod tests {
         let mut values: Vec<i64> = std::vec![0, 1, -1, 42, -42, 10, 100, i64::MAX, i64::MIN];
         values.push(1_000_000_000_000_000_000);
         // Fewer under Miri, which checks the same code at ~1,000× the cost.
-        for _ in 0..if cfg!(miri) { 20 } else { 200 } {
+        for _ in 0..if cfg!(miri) { 8 } else { 200 } {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
