@@ -76,12 +76,15 @@
 //! answer in `out`, as with [`Server::handle`].
 //!
 //! An async handler that asks the client for input on the handshake era
-//! waits in a [`Waiting`](crate::server::Waiting) store as a sync one does
-//! where the caller leaves the store to the call while it runs:
-//! [`serve_async_tools_subscribed`](crate::transport::serve_async_tools_subscribed)
-//! (feature `embedded-io-async`), which runs one call at a time. Elsewhere
-//! ([`Server::handle_async`], and over HTTP, where the requests in flight
-//! share the store) it is answered as a call that cannot wait (`-32603`);
+//! waits in a [`Waiting`](crate::server::Waiting) store as a sync one does:
+//! on a stream, where the caller leaves the store to the call while it
+//! runs ([`serve_async_tools_subscribed`](crate::transport::serve_async_tools_subscribed),
+//! feature `embedded-io-async`, one call at a time), and over HTTP, where
+//! the requests in flight share the store and a call copies what it needs
+//! out of it, the store locked only before and after its handler
+//! ([`http::call`](crate::http::call): `Http::begin_streams`,
+//! `Http::keep`, `Http::finish_waiting`). Through [`Server::handle_async`]
+//! alone (no store) it is answered as a call that cannot wait (`-32603`);
 //! 2026-07-28's `input_required` works everywhere. An async tool inside a
 //! JSON-RPC batch, or served by a plain [`Server::handle`], is answered
 //! `-32603` saying the tool is async.
