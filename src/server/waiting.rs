@@ -256,7 +256,9 @@ pub(crate) enum NoRoom {
     /// A request inside a batch (its answer is part of the batch's).
     Batch,
     /// An async handler's call where its caller may let other requests
-    /// take the store while the handler runs (over HTTP): it cannot wait.
+    /// take the store while the handler runs and keeps nothing of it for
+    /// the call (`Server::handle_async`, `Http::finish` without
+    /// `Http::keep`): it cannot wait.
     #[cfg(feature = "async-handlers")]
     Async,
 }
