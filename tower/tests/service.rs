@@ -459,19 +459,15 @@ async fn an_async_call_that_asks_holds_its_stream_until_the_answer_is_posted() {
     confirmed_on_the_stream(&mcp, &id, &asked, &mut stream).await;
 }
 
-/// A waiting call run again, awaited, once its client's answer is in: the
-/// answer's POST ends `202` at once (the call runs on its own); cancelled
-/// meanwhile, its handler's future is dropped and its held stream ends
-/// with no answer.
-#[tokio::test]
-async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
-    let mcp = async_service();
-    let (id, r) = ask_in_a_session_with(&mcp, "ask_then_hang").await;
+/// A session's call of `tool` (one that asks, then hangs in `hangs` when
+/// run again) with the client's answer posted: that POST ends `202` at
+/// once (the call runs again on its own, not as part of it), and the
+/// handler runs again. The session's id and the call's held stream.
+async fn running_again(mcp: &McpService<Shop>, tool: &str, hangs: &Hangs) -> (String, McpBody) {
+    let (id, r) = ask_in_a_session_with(mcp, tool).await;
     let mut stream = r.into_body();
     let asked = event(&next_frame(&mut stream).await.unwrap());
     assert_eq!(asked["method"], "elicitation/create");
-    // The client's answer is accepted at once: the call runs again on its
-    // own (it hangs), not as part of that POST.
     let answer = mcp.clone().oneshot(post(accept(&asked), Some(&id)));
     let answer = tokio::time::timeout(Duration::from_secs(5), answer)
         .await
@@ -479,7 +475,17 @@ async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
         .unwrap();
     let (status, _, body) = text(answer).await;
     assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
-    Hangs::until(&HANG_AGAIN.started, 1, "the call never ran again").await;
+    Hangs::until(&hangs.started, 1, "the call never ran again").await;
+    (id, stream)
+}
+
+/// A waiting call run again, awaited, once its client's answer is in,
+/// then cancelled: its handler's future is dropped and its held stream
+/// ends with no answer.
+#[tokio::test]
+async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
+    let mcp = async_service();
+    let (id, mut stream) = running_again(&mcp, "ask_then_hang", &HANG_AGAIN).await;
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
     let (status, _, _) = text(mcp.clone().oneshot(post(cancel, Some(&id))).await.unwrap()).await;
     assert_eq!(status, StatusCode::ACCEPTED);
@@ -502,14 +508,7 @@ async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
 #[tokio::test]
 async fn a_call_run_again_whose_client_left_its_stream_drops_its_handler() {
     let mcp = async_service();
-    let (id, r) = ask_in_a_session_with(&mcp, "ask_then_hang_left").await;
-    let mut stream = r.into_body();
-    let asked = event(&next_frame(&mut stream).await.unwrap());
-    assert_eq!(asked["method"], "elicitation/create");
-    let answer = mcp.clone().oneshot(post(accept(&asked), Some(&id)));
-    let (status, _, _) = text(answer.await.unwrap()).await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-    Hangs::until(&HANG_LEFT.started, 1, "the call never ran again").await;
+    let (_, stream) = running_again(&mcp, "ask_then_hang_left", &HANG_LEFT).await;
     drop(stream);
     Hangs::until(
         &HANG_LEFT.dropped,
