@@ -1236,19 +1236,27 @@ impl<S: Sync + 'static> McpService<S> {
             // accepted), whose client may go meanwhile. A
             // `notifications/cancelled` drops it, and so does the client
             // of that stream going away (no one would read the output).
+            // (A weak handle: the stream still ends when its entry is
+            // removed, at the call's last output or its time limit; this
+            // task holds it for a second at a time.)
             let held = job
                 .0
                 .held(&job.3.bytes)
-                .and_then(|call| lock(&self.inner.held).get(&call.0).cloned());
+                .and_then(|call| lock(&self.inner.held).get(&call.0).map(|s| s.downgrade()));
             let this = self.clone();
             tokio::spawn(async move {
                 let call = this.await_call(job, session);
-                match held {
-                    Some(stream) => tokio::select! {
-                        r = call => drop(r),
-                        () = stream.closed() => {}
-                    },
-                    None => drop(call.await),
+                let Some(held) = held else {
+                    drop(call.await);
+                    return;
+                };
+                tokio::pin!(call);
+                while let Some(stream) = held.upgrade() {
+                    tokio::select! {
+                        r = &mut call => return drop(r),
+                        () = stream.closed() => return,
+                        () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    }
                 }
             });
             return accepted();
