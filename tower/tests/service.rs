@@ -71,12 +71,10 @@ impl Hangs {
 }
 
 /// `hang`'s futures (one test's), `hang_cancelled`'s (another's), and
-/// those of `ask_then_hang` and `ask_then_hang_left` run again (a third's
-/// and a fourth's).
+/// those of `ask_then_hang::<N>` run again (`AGAIN[N]`: one test's each).
 static HANG: Hangs = Hangs::new();
 static HANG_CANCELLED: Hangs = Hangs::new();
-static HANG_AGAIN: Hangs = Hangs::new();
-static HANG_LEFT: Hangs = Hangs::new();
+static AGAIN: [Hangs; 3] = [const { Hangs::new() }; 3];
 
 async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     HANG.hang(reply).await
@@ -103,21 +101,13 @@ impl Hangs {
     }
 }
 
-async fn ask_then_hang<'a>(
+/// `ask`, then hanging in `AGAIN[N]` when run again (`N`: one test's).
+async fn ask_then_hang<'a, const N: usize>(
     shop: &'a Shop,
     args: Arguments<'a>,
     reply: Reply<'_>,
 ) -> ToolOutcome<'a> {
-    HANG_AGAIN.ask_then_hang(shop, args, reply).await
-}
-
-/// `ask_then_hang` for the test whose client leaves the held stream.
-async fn ask_then_hang_left<'a>(
-    shop: &'a Shop,
-    args: Arguments<'a>,
-    reply: Reply<'_>,
-) -> ToolOutcome<'a> {
-    HANG_LEFT.ask_then_hang(shop, args, reply).await
+    AGAIN[N].ask_then_hang(shop, args, reply).await
 }
 
 async fn hang_cancelled<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
@@ -130,12 +120,13 @@ picomcp::async_tools! {
         HANG: ToolDescriptor::new("hang", &NO_ARGS) => hang,
         HANG_CANCELLED: ToolDescriptor::new("hang_cancelled", &NO_ARGS) => hang_cancelled,
         ASK_SLOW: ToolDescriptor::new("ask_slow", &NO_ARGS) => ask_slow,
-        ASK_THEN_HANG: ToolDescriptor::new("ask_then_hang", &NO_ARGS) => ask_then_hang,
-        ASK_THEN_HANG_LEFT: ToolDescriptor::new("ask_then_hang_left", &NO_ARGS) => ask_then_hang_left,
+        ASK_THEN_HANG: ToolDescriptor::new("ask_then_hang", &NO_ARGS) => ask_then_hang::<0>,
+        ASK_THEN_HANG_LEFT: ToolDescriptor::new("ask_then_hang_left", &NO_ARGS) => ask_then_hang::<1>,
+        ASK_THEN_HANG_LATE: ToolDescriptor::new("ask_then_hang_late", &NO_ARGS) => ask_then_hang::<2>,
     }
 }
 
-static TOOLS: [Tool<Shop>; 8] = [
+static TOOLS: [Tool<Shop>; 9] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
@@ -144,6 +135,7 @@ static TOOLS: [Tool<Shop>; 8] = [
     ShopAsync::ASK_SLOW,
     ShopAsync::ASK_THEN_HANG,
     ShopAsync::ASK_THEN_HANG_LEFT,
+    ShopAsync::ASK_THEN_HANG_LATE,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -485,16 +477,11 @@ async fn running_again(mcp: &McpService<Shop>, tool: &str, hangs: &Hangs) -> (St
 #[tokio::test]
 async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
     let mcp = async_service();
-    let (id, mut stream) = running_again(&mcp, "ask_then_hang", &HANG_AGAIN).await;
+    let (id, mut stream) = running_again(&mcp, "ask_then_hang", &AGAIN[0]).await;
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
     let (status, _, _) = text(mcp.clone().oneshot(post(cancel, Some(&id))).await.unwrap()).await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    Hangs::until(
-        &HANG_AGAIN.dropped,
-        1,
-        "the handler's future was not dropped",
-    )
-    .await;
+    Hangs::until(&AGAIN[0].dropped, 1, "the handler's future was not dropped").await;
     assert_eq!(
         next_frame(&mut stream).await,
         None,
@@ -508,14 +495,31 @@ async fn a_call_cancelled_while_it_runs_again_drops_its_handler() {
 #[tokio::test]
 async fn a_call_run_again_whose_client_left_its_stream_drops_its_handler() {
     let mcp = async_service();
-    let (_, stream) = running_again(&mcp, "ask_then_hang_left", &HANG_LEFT).await;
+    let (_, stream) = running_again(&mcp, "ask_then_hang_left", &AGAIN[1]).await;
     drop(stream);
-    Hangs::until(
-        &HANG_LEFT.dropped,
-        1,
-        "the handler's future was not dropped",
-    )
-    .await;
+    Hangs::until(&AGAIN[1].dropped, 1, "the handler's future was not dropped").await;
+}
+
+/// A call run again, awaited, that is still running at its wait limit
+/// (counted from when it first asked): it is answered `-32603` on its held
+/// stream, which ends then (the retry keeps no strong hold on it), and its
+/// handler's future is dropped.
+#[tokio::test]
+async fn a_call_still_running_again_at_its_wait_limit_ends_its_stream() {
+    let mcp = McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .config(Config {
+            wait_timeout: Duration::from_secs(1),
+            ..Config::default()
+        })
+        .build();
+    let (_, mut stream) = running_again(&mcp, "ask_then_hang_late", &AGAIN[2]).await;
+    // Within 5 s each (`next_frame`): the answer, then the stream's end.
+    let done = event(&next_frame(&mut stream).await.unwrap());
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["error"]["code"], -32603);
+    assert_eq!(next_frame(&mut stream).await, None);
+    Hangs::until(&AGAIN[2].dropped, 1, "the handler's future was not dropped").await;
 }
 
 /// A service whose calls wait a second at most for their client, and a
