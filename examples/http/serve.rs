@@ -78,6 +78,9 @@ pub struct Limits {
     /// `--blocking-delay`: that wait blocks the worker thread (a sync
     /// handler) instead of awaiting a timer, for comparison.
     pub blocking_delay: bool,
+    /// `--calls-threads N`: threads awaiting async handlers
+    /// (`Builder::calls_threads`; default 1).
+    pub calls_threads: usize,
     /// `--page-size N`: items per list page (0: as many as fit the output
     /// buffer), for an example that takes it.
     pub page_size: usize,
@@ -104,6 +107,7 @@ impl Default for Limits {
             state_ttl_s: 300,
             delay_ms: 0,
             blocking_delay: false,
+            calls_threads: 1,
             page_size: 0,
             redis: None,
         }
@@ -159,7 +163,8 @@ pub fn run<S: Sync + 'static, const N: usize>(
         let mut builder = configure(
             McpService::builder(server)
                 .sessions(sessions)
-                .config(config),
+                .config(config)
+                .calls_threads(limits.calls_threads),
         );
         if let Some(store) = REDIS.get() {
             builder = builder.sessions(store.clone()).peers(store.clone());
@@ -252,6 +257,7 @@ pub fn args_from(
             ("--state-ttl-s", Some(n)) => limits.state_ttl_s = n as u64,
             ("--delay-ms", Some(n)) => limits.delay_ms = n as u64,
             ("--page-size", Some(n)) => limits.page_size = n,
+            ("--calls-threads", Some(n)) if n > 0 => limits.calls_threads = n,
             ("--redis", _) if text.as_deref().is_some_and(|t| t.starts_with("redis://")) => {
                 limits.redis = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }

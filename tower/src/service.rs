@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -366,8 +366,27 @@ struct Kept {
 /// cancelled (no answer).
 type CallDone = Option<(picomcp::http::Response, Vec<u8>)>;
 
-/// A call for the calls thread: the job, what cancels it, where it ends.
-type CallSender = UnboundedSender<(CallJob, oneshot::Receiver<()>, oneshot::Sender<CallDone>)>;
+/// A call for a calls thread: the job, what cancels it, where it ends.
+type CallMsg = (CallJob, oneshot::Receiver<()>, oneshot::Sender<CallDone>);
+
+/// The calls threads ([`Builder::calls_threads`]), each fed in turn.
+struct CallSenders {
+    threads: Box<[UnboundedSender<CallMsg>]>,
+    next: AtomicUsize,
+}
+
+impl CallSenders {
+    /// Have the next thread in turn await `call`; `Err`: that thread is
+    /// gone (its runtime could not be built).
+    fn send(&self, call: CallMsg) -> Result<(), ()> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.threads.len();
+        self.threads[i].send(call).map_err(drop)
+    }
+}
+
+/// Starts the calls threads, as many as it is given: what
+/// [`Builder::async_handlers`] leaves for [`Builder::build`].
+type SpawnCalls = Box<dyn FnOnce(usize) -> Option<CallSenders> + Send>;
 
 /// The async calls in flight of handshake-era sessions, by session and
 /// request id (as written): what a `notifications/cancelled` fires, and
@@ -387,7 +406,7 @@ struct Inner<S: 'static> {
     /// The SSE streams held open for waiting calls, by call.
     held: Mutex<HashMap<u64, UnboundedSender<Bytes>>>,
     /// Where async tools' calls are sent to be awaited.
-    calls: Option<CallSender>,
+    calls: Option<CallSenders>,
     /// Those calls, when they belong to a session.
     in_flight: InFlight,
     config: Config,
@@ -602,7 +621,8 @@ pub struct Builder<S: 'static> {
     http: Http<'static, S>,
     sessions: Option<Box<dyn SharedStore>>,
     peers: Option<Box<dyn Peers>>,
-    calls: Option<CallSender>,
+    calls: Option<SpawnCalls>,
+    calls_threads: usize,
     config: Config,
 }
 
@@ -610,6 +630,8 @@ impl<S> std::fmt::Debug for Builder<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Builder")
             .field("config", &self.config)
+            .field("async_handlers", &self.calls.is_some())
+            .field("calls_threads", &self.calls_threads)
             .finish_non_exhaustive()
     }
 }
@@ -646,7 +668,8 @@ impl<S: Sync + 'static> Builder<S> {
     }
 
     /// Await the async handlers of `handlers` (registered with
-    /// `Tool::awaiting` and the like): on a thread of their own, a
+    /// `Tool::awaiting` and the like): on threads of their own (one unless
+    /// [`calls_threads`](Self::calls_threads) says more), each a
     /// current-thread tokio runtime and a `LocalSet`, where every call is
     /// a local task, so any number are in flight at once and a handler
     /// that awaits a timer or a socket holds no thread. Local, because a
@@ -667,62 +690,27 @@ impl<S: Sync + 'static> Builder<S> {
         A: AsyncHandlers<S> + Sync + 'static,
     {
         let http = self.http;
-        let (tx, mut rx) =
-            unbounded_channel::<(CallJob, oneshot::Receiver<()>, oneshot::Sender<CallDone>)>();
-        let spawned = std::thread::Builder::new()
-            .name("picomcp-calls".into())
-            .spawn(move || {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                else {
-                    return; // the sender side answers 503
-                };
-                let local = tokio::task::LocalSet::new();
-                local.block_on(&runtime, async move {
-                    while let Some(((call, mut body, mut out, kept), cancel, mut done)) =
-                        rx.recv().await
-                    {
-                        tokio::task::spawn_local(async move {
-                            // The client that stops waiting (closes the
-                            // connection: on 2026-07-28 HTTP, the cancel)
-                            // or cancels the call (`notifications/cancelled`,
-                            // handshake era) drops the handler's future
-                            // where it awaits.
-                            let finished = async {
-                                let Kept {
-                                    mut bytes,
-                                    store,
-                                    start,
-                                } = kept;
-                                // The store is taken only after the
-                                // handler, to park or free the call.
-                                let mut lock_store = |f: &mut dyn FnMut(&mut WaitingCalls, u64)| {
-                                    f(&mut lock(&store), start.elapsed().as_secs());
-                                };
-                                http.finish_waiting(
-                                    call,
-                                    &mut body,
-                                    &mut bytes,
-                                    &mut out,
-                                    handlers,
-                                    &mut lock_store,
-                                )
-                                .await
-                            };
-                            let end = tokio::select! {
-                                r = finished => Some(Some(r)),
-                                () = done.closed() => None,
-                                Ok(()) = cancel => Some(None),
-                            };
-                            if let Some(r) = end {
-                                let _ = done.send(r.map(|r| (r, out)));
-                            }
-                        });
-                    }
-                });
-            });
-        self.calls = spawned.is_ok().then_some(tx);
+        self.calls = Some(Box::new(move |threads: usize| {
+            let threads: Box<[_]> = (0..threads)
+                .filter_map(|n| calls_thread(http, handlers, n))
+                .collect();
+            (!threads.is_empty()).then(|| CallSenders {
+                threads,
+                next: AtomicUsize::new(0),
+            })
+        }));
+        self
+    }
+
+    /// How many threads await the async handlers (default 1; 0 counts as
+    /// 1). Calls are handed to them in turn, and a call stays on its
+    /// thread to its end: more threads let calls whose handlers compute
+    /// between their awaits (or whose answers are large) use more cores at
+    /// once. Each thread runs the calls it is given concurrently, as the
+    /// one thread does. A handler that blocks its thread (a synchronous
+    /// wait) still holds up the calls that thread was given.
+    pub fn calls_threads(mut self, threads: usize) -> Self {
+        self.calls_threads = threads.max(1);
         self
     }
 
@@ -744,7 +732,7 @@ impl<S: Sync + 'static> Builder<S> {
                 streams: Mutex::new(Box::new(Streams::new())),
                 held: Mutex::new(HashMap::new()),
                 in_flight: Mutex::new(HashMap::new()),
-                calls: self.calls,
+                calls: self.calls.and_then(|spawn| spawn(self.calls_threads)),
                 config: self.config,
                 start: Instant::now(),
                 peers: self.peers,
@@ -754,6 +742,76 @@ impl<S: Sync + 'static> Builder<S> {
             }),
         }
     }
+}
+
+/// Calls thread number `n` of [`Builder::async_handlers`]: a
+/// current-thread runtime and a `LocalSet` awaiting the handlers of the
+/// calls sent to it. `None`: the thread could not be started.
+fn calls_thread<S, A>(
+    http: Http<'static, S>,
+    handlers: &'static A,
+    n: usize,
+) -> Option<UnboundedSender<CallMsg>>
+where
+    S: Sync + 'static,
+    A: AsyncHandlers<S> + Sync + 'static,
+{
+    let (tx, mut rx) = unbounded_channel::<CallMsg>();
+    std::thread::Builder::new()
+        .name(format!("picomcp-calls-{n}"))
+        .spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return; // the sender side answers 503
+            };
+            let local = tokio::task::LocalSet::new();
+            local.block_on(&runtime, async move {
+                while let Some(((call, mut body, mut out, kept), cancel, mut done)) =
+                    rx.recv().await
+                {
+                    tokio::task::spawn_local(async move {
+                        // The client that stops waiting (closes the
+                        // connection: on 2026-07-28 HTTP, the cancel)
+                        // or cancels the call (`notifications/cancelled`,
+                        // handshake era) drops the handler's future
+                        // where it awaits.
+                        let finished = async {
+                            let Kept {
+                                mut bytes,
+                                store,
+                                start,
+                            } = kept;
+                            // The store is taken only after the
+                            // handler, to park or free the call.
+                            let mut lock_store = |f: &mut dyn FnMut(&mut WaitingCalls, u64)| {
+                                f(&mut lock(&store), start.elapsed().as_secs());
+                            };
+                            http.finish_waiting(
+                                call,
+                                &mut body,
+                                &mut bytes,
+                                &mut out,
+                                handlers,
+                                &mut lock_store,
+                            )
+                            .await
+                        };
+                        let end = tokio::select! {
+                            r = finished => Some(Some(r)),
+                            () = done.closed() => None,
+                            Ok(()) = cancel => Some(None),
+                        };
+                        if let Some(r) = end {
+                            let _ = done.send(r.map(|r| (r, out)));
+                        }
+                    });
+                }
+            });
+        })
+        .ok()
+        .map(|_| tx)
 }
 
 /// A `resources/subscribe` (`on`) or `resources/unsubscribe` of `uri`, as
@@ -899,6 +957,7 @@ impl<S: Sync + 'static> McpService<S> {
             sessions: None,
             peers: None,
             calls: None,
+            calls_threads: 1,
             config: Config::default(),
         }
     }

@@ -110,6 +110,25 @@ async fn ask_then_hang<'a, const N: usize>(
     AGAIN[N].ask_then_hang(shop, args, reply).await
 }
 
+/// How many `together` calls have started.
+static TOGETHER: AtomicUsize = AtomicUsize::new(0);
+
+/// Blocks its thread (no await) until two `together` calls have started,
+/// or 5 s: "together" if they did, "alone" if not. Two answered
+/// "together" ran on two threads at once.
+async fn together<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    TOGETHER.fetch_add(1, Ordering::SeqCst);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while TOGETHER.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    reply.text(if TOGETHER.load(Ordering::SeqCst) >= 2 {
+        "together"
+    } else {
+        "alone"
+    })
+}
+
 async fn hang_cancelled<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
     HANG_CANCELLED.hang(reply).await
 }
@@ -123,10 +142,11 @@ picomcp::async_tools! {
         ASK_THEN_HANG: ToolDescriptor::new("ask_then_hang", &NO_ARGS) => ask_then_hang::<0>,
         ASK_THEN_HANG_LEFT: ToolDescriptor::new("ask_then_hang_left", &NO_ARGS) => ask_then_hang::<1>,
         ASK_THEN_HANG_LATE: ToolDescriptor::new("ask_then_hang_late", &NO_ARGS) => ask_then_hang::<2>,
+        TOGETHER: ToolDescriptor::new("together", &NO_ARGS) => together,
     }
 }
 
-static TOOLS: [Tool<Shop>; 9] = [
+static TOOLS: [Tool<Shop>; 10] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
@@ -136,6 +156,7 @@ static TOOLS: [Tool<Shop>; 9] = [
     ShopAsync::ASK_THEN_HANG,
     ShopAsync::ASK_THEN_HANG_LEFT,
     ShopAsync::ASK_THEN_HANG_LATE,
+    ShopAsync::TOGETHER,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -287,6 +308,26 @@ async fn async_tool_is_awaited_on_the_calls_thread() {
         .collect();
     for call in calls {
         slow_answered(call.await.unwrap().unwrap()).await;
+    }
+}
+
+/// With two calls threads, two calls run on two threads at once: handlers
+/// that each block their thread until the other has started both finish.
+/// (With one thread the first would wait its 5 s alone.)
+#[tokio::test]
+async fn calls_threads_run_calls_at_once() {
+    let mcp = McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .calls_threads(2)
+        .build();
+    let (a, b) = tokio::join!(
+        mcp.clone().oneshot(modern_call("together")),
+        mcp.clone().oneshot(modern_call("together")),
+    );
+    for r in [a, b] {
+        let (status, _, body) = text(r.unwrap()).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert!(body.contains(r#""text":"together""#), "{body}");
     }
 }
 
