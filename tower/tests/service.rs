@@ -331,6 +331,20 @@ async fn calls_threads_run_calls_at_once() {
     }
 }
 
+/// `calls_threads(0)` counts as one thread: async calls are still served.
+#[tokio::test]
+async fn zero_calls_threads_is_one() {
+    let builder = McpService::builder(&SERVER)
+        .calls_threads(0)
+        .async_handlers(&ShopAsync);
+    assert!(
+        format!("{builder:?}").contains("calls_threads: 1"),
+        "{builder:?}"
+    );
+    let mcp = builder.build();
+    slow_answered(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
+}
+
 /// On 2026-07-28 HTTP a client cancels a call by closing its response
 /// stream: the handler's future is dropped where it awaits, not run on.
 #[tokio::test]
