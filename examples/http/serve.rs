@@ -78,6 +78,9 @@ pub struct Limits {
     /// `--blocking-delay`: that wait blocks the worker thread (a sync
     /// handler) instead of awaiting a timer, for comparison.
     pub blocking_delay: bool,
+    /// `--max-calls N`: async handlers' calls in flight at once
+    /// (`Config::max_calls`; default 512).
+    pub max_calls: usize,
     /// `--calls-threads N`: threads awaiting async handlers
     /// (`Builder::calls_threads`; default 1).
     pub calls_threads: usize,
@@ -108,6 +111,7 @@ impl Default for Limits {
             delay_ms: 0,
             blocking_delay: false,
             calls_threads: 1,
+            max_calls: 512,
             page_size: 0,
             redis: None,
         }
@@ -154,6 +158,7 @@ pub fn run<S: Sync + 'static, const N: usize>(
         keep_alive: Duration::from_secs(limits.keep_alive_s),
         subject_header: limits.subject_header.and_then(|h| h.parse().ok()),
         wait_timeout: Duration::from_secs(limits.wait_timeout_s),
+        max_calls: limits.max_calls,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -258,6 +263,7 @@ pub fn args_from(
             ("--delay-ms", Some(n)) => limits.delay_ms = n as u64,
             ("--page-size", Some(n)) => limits.page_size = n,
             ("--calls-threads", Some(n)) if n > 0 => limits.calls_threads = n,
+            ("--max-calls", Some(n)) if n > 0 => limits.max_calls = n,
             ("--redis", _) if text.as_deref().is_some_and(|t| t.starts_with("redis://")) => {
                 limits.redis = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }

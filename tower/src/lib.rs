@@ -48,6 +48,7 @@
 //! | one answer (output buffer) | 256 KiB | [`Config::max_response`] | the core answers `-32603` |
 //! | SSE keep-alive comment on a notification stream | 15 s | [`Config::keep_alive`] | a client that has gone is found, its stream slot given back |
 //! | handshake sessions | 1,024, expiring after 600 s unused | [`Builder::sessions`] | `503` with `Retry-After: 1` (no live session is evicted) |
+//! | async handlers' calls in flight (each with its own output buffer) | 512 | [`Config::max_calls`] | `503` with `Retry-After: 1`, before the handler runs |
 //! | request headers must arrive within (from their first byte; on a new connection, from accept) | 30 s | [`ConnLimits::header_timeout`] | connection closed |
 //! | an idle keep-alive connection | 75 s | [`ConnLimits::idle_timeout`] | connection closed |
 //! | connections served at once | 512 | [`ConnLimits::max_connections`] | further clients wait in the listen backlog |

@@ -48,7 +48,8 @@ pub struct Config {
     /// `Content-Length` is `413` before a byte is read, a body that grows
     /// past it is `413` as soon as it does.
     pub max_body: usize,
-    /// The output buffer per worker thread (default 256 KiB): it bounds one
+    /// The output buffer per worker thread, and per async call in flight
+    /// ([`max_calls`](Self::max_calls)) (default 256 KiB): it bounds one
     /// answer (the core answers `-32603` when an answer does not fit).
     pub max_response: usize,
     /// How long a client may take to send a request's body (default 30 s);
@@ -73,6 +74,16 @@ pub struct Config {
     /// most every minute) that the first request starts on its runtime, so
     /// such a call is answered even when no other request comes.
     pub wait_timeout: Duration,
+    /// Async handlers' calls in flight at once (default 512, at least 1):
+    /// each has its own output buffer ([`max_response`](Self::max_response)
+    /// bytes) and copy of its body while its handler awaits, so this bounds
+    /// their memory wherever the service is mounted (over HTTP/2, or behind
+    /// a server with no connection cap; [`serve`](crate::serve)'s 512
+    /// connections bound it too). A call past it is answered `503` with
+    /// `Retry-After: 1` before its handler runs. A handshake-era call run
+    /// again with its client's answers is not counted: it holds a slot of
+    /// the waiting-call store, which bounds those.
+    pub max_calls: usize,
 }
 
 impl Default for Config {
@@ -84,6 +95,7 @@ impl Default for Config {
             keep_alive: Duration::from_secs(15),
             subject_header: None,
             wait_timeout: Duration::from_secs(300),
+            max_calls: 512,
         }
     }
 }
@@ -360,6 +372,31 @@ struct Kept {
     store: Arc<Mutex<Box<WaitingCalls>>>,
     /// The service's clock (`Inner::start`).
     start: Instant,
+    /// The call's place among [`Config::max_calls`] (a first run's; none
+    /// for a call run again), held until its handler is over or dropped.
+    permit: Option<CallPermit>,
+}
+
+/// An async call's place among [`Config::max_calls`]: given back when
+/// dropped.
+struct CallPermit(Arc<AtomicUsize>);
+
+impl CallPermit {
+    /// A place, if fewer than `max` of `count`'s are taken.
+    fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<Self> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max.max(1)).then_some(n + 1)
+            })
+            .ok()?;
+        Some(CallPermit(Arc::clone(count)))
+    }
+}
+
+impl Drop for CallPermit {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// A finished call: its response and output buffer; `None`: it was
@@ -386,7 +423,7 @@ impl CallSenders {
 
 /// Starts the calls threads, as many as it is given: what
 /// [`Builder::async_handlers`] leaves for [`Builder::build`].
-type SpawnCalls = Box<dyn FnOnce(usize) -> Option<CallSenders> + Send>;
+type SpawnCalls = Box<dyn FnOnce(usize) -> Option<CallSenders> + Send + Sync>;
 
 /// The async calls in flight of handshake-era sessions, by session and
 /// request id (as written): what a `notifications/cancelled` fires, and
@@ -409,6 +446,8 @@ struct Inner<S: 'static> {
     calls: Option<CallSenders>,
     /// Those calls, when they belong to a session.
     in_flight: InFlight,
+    /// Async calls in flight (first runs), against [`Config::max_calls`].
+    calls_count: Arc<AtomicUsize>,
     config: Config,
     /// The clock of sessions (seconds since the service was built).
     start: Instant,
@@ -732,6 +771,7 @@ impl<S: Sync + 'static> Builder<S> {
                 streams: Mutex::new(Box::new(Streams::new())),
                 held: Mutex::new(HashMap::new()),
                 in_flight: Mutex::new(HashMap::new()),
+                calls_count: Arc::new(AtomicUsize::new(0)),
                 calls: self.calls.and_then(|spawn| spawn(self.calls_threads)),
                 config: self.config,
                 start: Instant::now(),
@@ -778,10 +818,13 @@ where
                         // handshake era) drops the handler's future
                         // where it awaits.
                         let finished = async {
+                            // (`_permit`: the call's place, given back
+                            // when this ends or is dropped.)
                             let Kept {
                                 mut bytes,
                                 store,
                                 start,
+                                permit: _permit,
                             } = kept;
                             // The store is taken only after the
                             // handler, to park or free the call.
@@ -1197,6 +1240,28 @@ impl<S: Sync + 'static> McpService<S> {
                     r
                 }
                 Begun::Call(mut call) => {
+                    // Its own buffers while it awaits: a first run takes a
+                    // place among `max_calls` first (nothing of it is in
+                    // the store yet: refused, it leaves no trace).
+                    let permit = if call.runs_again() {
+                        None
+                    } else {
+                        match CallPermit::take(&inner.calls_count, config.max_calls) {
+                            Some(permit) => Some(permit),
+                            None => {
+                                drop((waiting, streams));
+                                let mut busy = plain(
+                                    StatusCode::SERVICE_UNAVAILABLE,
+                                    "too many calls in flight\n",
+                                );
+                                busy.headers_mut().insert(
+                                    http::header::RETRY_AFTER,
+                                    HeaderValue::from_static("1"),
+                                );
+                                return Ok(busy);
+                            }
+                        }
+                    };
                     // A handshake-era call that may ask for input keeps its
                     // part of the store, copied while it is still locked.
                     // (Nothing for any other call: `finish_waiting` then
@@ -1207,6 +1272,7 @@ impl<S: Sync + 'static> McpService<S> {
                         bytes,
                         store: Arc::clone(&inner.waiting),
                         start: inner.start,
+                        permit,
                     };
                     drop((waiting, streams));
                     // The call's own output buffer, starting with the open answer.

@@ -70,14 +70,18 @@ impl Hangs {
     }
 }
 
-/// `hang`'s futures (one test's), `hang_cancelled`'s (another's), and
-/// those of `ask_then_hang::<N>` run again (`AGAIN[N]`: one test's each).
-static HANG: Hangs = Hangs::new();
-static HANG_CANCELLED: Hangs = Hangs::new();
+/// The futures of `hang::<N>` (`HANGS[N]`) and of `ask_then_hang::<N>` run
+/// again (`AGAIN[N]`): one test's each.
+static HANGS: [Hangs; 3] = [const { Hangs::new() }; 3];
 static AGAIN: [Hangs; 3] = [const { Hangs::new() }; 3];
 
-async fn hang<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    HANG.hang(reply).await
+/// Hangs in `HANGS[N]` (`N`: one test's).
+async fn hang<'a, const N: usize>(
+    _: &'a Shop,
+    _: Arguments<'a>,
+    reply: Reply<'_>,
+) -> ToolOutcome<'a> {
+    HANGS[N].hang(reply).await
 }
 
 /// `ask` after an awaited timer: an async handler that asks the client.
@@ -129,15 +133,12 @@ async fn together<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOu
     })
 }
 
-async fn hang_cancelled<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
-    HANG_CANCELLED.hang(reply).await
-}
-
 picomcp::async_tools! {
     struct ShopAsync for Shop {
         SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
-        HANG: ToolDescriptor::new("hang", &NO_ARGS) => hang,
-        HANG_CANCELLED: ToolDescriptor::new("hang_cancelled", &NO_ARGS) => hang_cancelled,
+        HANG: ToolDescriptor::new("hang", &NO_ARGS) => hang::<0>,
+        HANG_CANCELLED: ToolDescriptor::new("hang_cancelled", &NO_ARGS) => hang::<1>,
+        HANG_BUSY: ToolDescriptor::new("hang_busy", &NO_ARGS) => hang::<2>,
         ASK_SLOW: ToolDescriptor::new("ask_slow", &NO_ARGS) => ask_slow,
         ASK_THEN_HANG: ToolDescriptor::new("ask_then_hang", &NO_ARGS) => ask_then_hang::<0>,
         ASK_THEN_HANG_LEFT: ToolDescriptor::new("ask_then_hang_left", &NO_ARGS) => ask_then_hang::<1>,
@@ -146,12 +147,13 @@ picomcp::async_tools! {
     }
 }
 
-static TOOLS: [Tool<Shop>; 10] = [
+static TOOLS: [Tool<Shop>; 11] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
     ShopAsync::HANG,
     ShopAsync::HANG_CANCELLED,
+    ShopAsync::HANG_BUSY,
     ShopAsync::ASK_SLOW,
     ShopAsync::ASK_THEN_HANG,
     ShopAsync::ASK_THEN_HANG_LEFT,
@@ -331,6 +333,44 @@ async fn calls_threads_run_calls_at_once() {
     }
 }
 
+/// Past `Config::max_calls` async calls in flight, a call is `503` with
+/// `Retry-After` before its handler runs; a call that ends gives its place
+/// back. Sync requests are not counted.
+#[tokio::test]
+async fn async_calls_past_max_calls_are_503() {
+    let mcp = McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .config(Config {
+            max_calls: 1,
+            ..Config::default()
+        })
+        .build();
+    let first = tokio::spawn(mcp.clone().oneshot(modern_call("hang_busy")));
+    Hangs::until(&HANGS[2].started, 1, "the handler never started").await;
+    let (status, headers, body) =
+        text(mcp.clone().oneshot(modern_call("slow")).await.unwrap()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(headers["retry-after"], "1");
+    // A sync tool is served meanwhile.
+    let (status, _, body) = text(mcp.clone().oneshot(modern_call("hello")).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("hello from a sync tool"), "{body}");
+    // The first call's client goes: its place is given back.
+    first.abort();
+    Hangs::until(&HANGS[2].dropped, 1, "the handler's future was not dropped").await;
+    // (Given back as the dropped call's task ends, on the calls thread:
+    // at most a moment after its handler's future.)
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = mcp.clone().oneshot(modern_call("slow")).await.unwrap();
+        if r.status() != StatusCode::SERVICE_UNAVAILABLE {
+            break slow_answered(r).await;
+        }
+        assert!(Instant::now() < deadline, "the place was not given back");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 /// `calls_threads(0)` counts as one thread: async calls are still served.
 #[tokio::test]
 async fn zero_calls_threads_is_one() {
@@ -351,10 +391,10 @@ async fn zero_calls_threads_is_one() {
 async fn a_client_that_goes_away_drops_the_async_handlers_future() {
     let mcp = async_service();
     let call = tokio::spawn(mcp.clone().oneshot(modern_call("hang")));
-    Hangs::until(&HANG.started, 1, "the handler never started").await;
-    assert_eq!(HANG.dropped.load(Ordering::SeqCst), 0);
+    Hangs::until(&HANGS[0].started, 1, "the handler never started").await;
+    assert_eq!(HANGS[0].dropped.load(Ordering::SeqCst), 0);
     call.abort(); // the response future is dropped: the client has gone
-    Hangs::until(&HANG.dropped, 1, "the handler's future was not dropped").await;
+    Hangs::until(&HANGS[0].dropped, 1, "the handler's future was not dropped").await;
     // The service goes on serving async calls.
     slow_answered(mcp.oneshot(modern_call("slow")).await.unwrap()).await;
 }
@@ -369,7 +409,7 @@ async fn a_cancelled_async_call_is_dropped_and_not_answered() {
     let other = open_session(&mcp).await;
     let call = r#"{"jsonrpc":"2.0","id":"c-7","method":"tools/call","params":{"name":"hang_cancelled","arguments":{}}}"#;
     let call = tokio::spawn(mcp.clone().oneshot(post(call, Some(&session))));
-    Hangs::until(&HANG_CANCELLED.started, 1, "the handler never started").await;
+    Hangs::until(&HANGS[1].started, 1, "the handler never started").await;
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c-7","reason":"no longer needed"}}"#;
     let r = mcp
         .clone()
@@ -379,7 +419,7 @@ async fn a_cancelled_async_call_is_dropped_and_not_answered() {
     assert_eq!(r.status(), StatusCode::ACCEPTED);
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(
-        HANG_CANCELLED.dropped.load(Ordering::SeqCst),
+        HANGS[1].dropped.load(Ordering::SeqCst),
         0,
         "another session cancelled it"
     );
@@ -389,12 +429,7 @@ async fn a_cancelled_async_call_is_dropped_and_not_answered() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::ACCEPTED);
-    Hangs::until(
-        &HANG_CANCELLED.dropped,
-        1,
-        "the handler's future was not dropped",
-    )
-    .await;
+    Hangs::until(&HANGS[1].dropped, 1, "the handler's future was not dropped").await;
     let (status, _, body) = text(call.await.unwrap().unwrap()).await;
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(body, "", "a cancelled call is not answered");
