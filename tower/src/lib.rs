@@ -63,9 +63,10 @@
 //! # Handlers that await, and SSE streams
 //!
 //! [`Builder::async_handlers`] has the async handlers of an
-//! `async_handlers!` registry awaited on a thread of the service's own (a
-//! handler's future need not be `Send`); the core's locks are not held
-//! while they await. Handshake-era calls that ask the client (elicitation,
+//! `async_handlers!` registry awaited on a thread of the service's own, or
+//! [`Builder::calls_threads`] of them (a handler's future need not be
+//! `Send`); the core's locks are not held while they await, and
+//! [`Config::max_calls`] bounds how many are in flight. Handshake-era calls that ask the client (elicitation,
 //! sampling, roots) answer on the POST's SSE stream, which stays open until
 //! the client's answers have come in other POSTs; a session's `GET` and a
 //! 2026-07-28 `subscriptions/listen` are notification streams, fed when
