@@ -22,7 +22,8 @@
 //! client, become async tools that await it too; `--blocking-delay` makes
 //! `get_author` block its worker thread instead, for comparison), `--calls-threads N`
 //! (threads awaiting the async tools, 1: calls are handed to them in turn), `--max-calls N`
-//! (512: async calls in flight at once; more are `503`), `--page-size N` (items per list
+//! (512: async calls in flight at once; more are `503`), `--shutdown-s N` (on SIGTERM or
+//! Ctrl-C, finish the requests in flight for at most N s; default: exit at once), `--page-size N` (items per list
 //! page; default: as many as fit), `--key-file PATH` (the secret sealing
 //! request state and list cursors: give every replica the same file),
 //! `--redis redis://HOST:PORT/` (one of several replicas: handshake-era
@@ -237,7 +238,7 @@ fn share(url: &str, idle_s: u64) {
 
 fn main() {
     let (port, limits) = serve::args(
-        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--wait-timeout-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME] [--delay-ms N] [--blocking-delay] [--calls-threads N] [--max-calls N] [--page-size N] [--redis URL]",
+        "usage: http_bookshop [--port N] [--max-body BYTES] [--max-response BYTES] [--session-idle-s N] [--key-file PATH] [--header-timeout-s N] [--body-timeout-s N] [--idle-timeout-s N] [--keep-alive-s N] [--wait-timeout-s N] [--max-connections N] [--state-ttl-s N] [--subject-header NAME] [--delay-ms N] [--blocking-delay] [--calls-threads N] [--max-calls N] [--shutdown-s N] [--page-size N] [--redis URL]",
         8080,
     );
     // One server for every connection and thread, sealing with the secret.

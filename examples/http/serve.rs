@@ -78,6 +78,11 @@ pub struct Limits {
     /// `--blocking-delay`: that wait blocks the worker thread (a sync
     /// handler) instead of awaiting a timer, for comparison.
     pub blocking_delay: bool,
+    /// `--shutdown-s N`: on SIGTERM or Ctrl-C, stop accepting and let
+    /// the requests in flight finish, for at most N s
+    /// (`picomcp_tower::serve_with_shutdown`); 0 (default): the signal
+    /// ends the process at once.
+    pub shutdown_s: u64,
     /// `--max-calls N`: async handlers' calls in flight at once
     /// (`Config::max_calls`; default 512).
     pub max_calls: usize,
@@ -112,6 +117,7 @@ impl Default for Limits {
             blocking_delay: false,
             calls_threads: 1,
             max_calls: 512,
+            shutdown_s: 0,
             page_size: 0,
             redis: None,
         }
@@ -216,11 +222,49 @@ pub fn run<S: Sync + 'static, const N: usize>(
             on_accept_error: Some(|e| eprintln!("accept: {e}; retrying in 100 ms")),
             ..ConnLimits::default()
         };
-        if let Err(e) = picomcp_tower::serve(listener, app, conn).await {
+        let served = if limits.shutdown_s > 0 {
+            // SIGTERM or Ctrl-C: stop gracefully, then at most
+            // `shutdown_s` more for what is still in flight.
+            let (signalled, deadline) = tokio::sync::oneshot::channel();
+            let signal = async move {
+                stop_signal().await;
+                eprintln!("{name}: stopping");
+                let _ = signalled.send(());
+            };
+            tokio::select! {
+                r = picomcp_tower::serve_with_shutdown(listener, app, conn, signal) => r,
+                () = async {
+                    let _ = deadline.await;
+                    tokio::time::sleep(Duration::from_secs(limits.shutdown_s)).await;
+                } => {
+                    eprintln!("{name}: shutdown deadline passed; closing what is left");
+                    Ok(())
+                }
+            }
+        } else {
+            picomcp_tower::serve(listener, app, conn).await
+        };
+        if let Err(e) = served {
             eprintln!("{name}: {e}");
             std::process::exit(1);
         }
     });
+}
+
+/// The first SIGTERM or Ctrl-C (SIGINT).
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
 }
 
 /// `--port N` (default `default`) and `--max-body BYTES` from the command line.
@@ -264,6 +308,7 @@ pub fn args_from(
             ("--page-size", Some(n)) => limits.page_size = n,
             ("--calls-threads", Some(n)) if n > 0 => limits.calls_threads = n,
             ("--max-calls", Some(n)) if n > 0 => limits.max_calls = n,
+            ("--shutdown-s", Some(n)) => limits.shutdown_s = n as u64,
             ("--redis", _) if text.as_deref().is_some_and(|t| t.starts_with("redis://")) => {
                 limits.redis = text.map(|t| &*Box::leak(t.into_boxed_str()));
             }

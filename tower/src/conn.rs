@@ -235,6 +235,7 @@ where
 /// ([`ConnLimits::on_accept_error`] hears of them).
 ///
 /// The body timeout and size cap are the service's ([`crate::Config`]).
+/// [`serve_with_shutdown`] stops gracefully instead.
 pub async fn serve<T, B>(
     listener: TcpListener,
     service: T,
@@ -249,37 +250,96 @@ where
     B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
-    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    serve_with_shutdown(listener, service, limits, std::future::pending()).await
+}
+
+/// [`serve`], until `signal` completes (a `SIGTERM` or Ctrl-C handler, a
+/// channel): then it stops accepting (the listener is dropped: new clients
+/// are refused), closes idle keep-alive connections, lets each request in
+/// flight finish (its response written, its connection then closed), and
+/// returns once every connection is over. A response that streams (an
+/// SSE notification stream, a call's held stream) keeps its connection
+/// until it ends; the connections' header and idle timeouts still hold.
+/// Wrap the future in a timeout (`tokio::time::timeout`) for a deadline:
+/// dropping it closes what is left.
+pub async fn serve_with_shutdown<T, B>(
+    listener: TcpListener,
+    service: T,
+    limits: ConnLimits,
+    signal: impl Future<Output = ()>,
+) -> std::io::Result<()>
+where
+    T: tower_service::Service<Request<Incoming>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    T::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: Into<BoxError>,
+{
+    let max = limits
+        .max_connections
+        .clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+    let slots = Arc::new(tokio::sync::Semaphore::new(max));
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    tokio::pin!(signal);
     loop {
         // At the cap, stop accepting: new clients wait in the backlog.
-        let Ok(permit) = slots.clone().acquire_owned().await else {
-            return Ok(());
+        let accepted = tokio::select! {
+            () = &mut signal => break,
+            accepted = next_connection(&listener, &slots, &limits) => accepted,
         };
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of file descriptors (EMFILE/ENFILE) or another
-                // transient error: back off instead of spinning.
-                if let Some(report) = limits.on_accept_error {
-                    report(&e);
-                }
-                drop(permit);
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
+        let Some((stream, permit)) = accepted else {
+            continue;
         };
-        let _ = stream.set_nodelay(true);
         let service = service.clone();
+        let stopping = stopping.clone();
         tokio::spawn(async move {
-            connection(stream, service, limits).await;
+            connection(stream, service, limits, stopping).await;
             drop(permit);
         });
+    }
+    drop(listener);
+    let _ = stop.send(true);
+    // Every connection's slot back: every connection is over.
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    let _ = slots.acquire_many(all).await;
+    Ok(())
+}
+
+/// The next connection and its slot among the cap; `None` after an accept
+/// error (reported, then 100 ms of back-off).
+async fn next_connection(
+    listener: &TcpListener,
+    slots: &Arc<tokio::sync::Semaphore>,
+    limits: &ConnLimits,
+) -> Option<(tokio::net::TcpStream, tokio::sync::OwnedSemaphorePermit)> {
+    let permit = slots.clone().acquire_owned().await.ok()?;
+    match listener.accept().await {
+        Ok((stream, _)) => {
+            let _ = stream.set_nodelay(true);
+            Some((stream, permit))
+        }
+        Err(e) => {
+            // Out of file descriptors (EMFILE/ENFILE) or another
+            // transient error: back off instead of spinning.
+            if let Some(report) = limits.on_accept_error {
+                report(&e);
+            }
+            drop(permit);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            None
+        }
     }
 }
 
 /// One connection, until it closes or times out.
-async fn connection<T, B>(stream: tokio::net::TcpStream, service: T, limits: ConnLimits)
-where
+async fn connection<T, B>(
+    stream: tokio::net::TcpStream,
+    service: T,
+    limits: ConnLimits,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) where
     T: tower_service::Service<Request<Incoming>, Response = Response<B>, Error = Infallible>
         + Clone
         + Send
@@ -316,6 +376,14 @@ where
         .max_buf_size(limits.read_buffer.max(8192))
         .keep_alive(true)
         .serve_connection(TokioIo::new(io), hyper_service);
+    tokio::pin!(conn);
+    tokio::select! {
+        () = watch_over(conn.as_mut(), &watch, &limits) => return,
+        // The server stops: the request in flight (if any) is finished
+        // and the connection closed; an idle one is closed at once.
+        Ok(_) = stopping.wait_for(|&stop| stop) => {}
+    }
+    conn.as_mut().graceful_shutdown();
     watch_over(conn, &watch, &limits).await;
 }
 

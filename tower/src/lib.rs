@@ -16,7 +16,9 @@
 //! - [`serve`]: a hyper 1 connection loop for any such service (an axum
 //!   `Router` too) with the timeouts a server exposed to clients needs:
 //!   header, idle keep-alive, a cap on connections, a bounded read buffer
-//!   ([`ConnLimits`]).
+//!   ([`ConnLimits`]); [`serve_with_shutdown`] stops gracefully on a signal
+//!   (no new clients, idle connections closed, requests in flight
+//!   finished).
 //!
 //! ```no_run
 //! use axum::Router;
@@ -107,7 +109,7 @@ mod conn;
 mod mount;
 mod service;
 
-pub use conn::{ConnLimits, serve};
+pub use conn::{ConnLimits, serve, serve_with_shutdown};
 pub use mount::{Mount, MountFuture};
 pub use service::{Builder, Config, McpBody, McpService, Peers, SharedStore};
 

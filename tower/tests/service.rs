@@ -114,6 +114,16 @@ async fn ask_then_hang<'a, const N: usize>(
     AGAIN[N].ask_then_hang(shop, args, reply).await
 }
 
+/// How many `slow_counted` calls have started.
+static SLOW_STARTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counted, then 300 ms of a timer: a call in flight for a while.
+async fn slow_counted<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    SLOW_STARTED.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    reply.text("finished after 300 ms")
+}
+
 /// How many `together` calls have started.
 static TOGETHER: AtomicUsize = AtomicUsize::new(0);
 
@@ -144,10 +154,11 @@ picomcp::async_tools! {
         ASK_THEN_HANG_LEFT: ToolDescriptor::new("ask_then_hang_left", &NO_ARGS) => ask_then_hang::<1>,
         ASK_THEN_HANG_LATE: ToolDescriptor::new("ask_then_hang_late", &NO_ARGS) => ask_then_hang::<2>,
         TOGETHER: ToolDescriptor::new("together", &NO_ARGS) => together,
+        SLOW_COUNTED: ToolDescriptor::new("slow_counted", &NO_ARGS) => slow_counted,
     }
 }
 
-static TOOLS: [Tool<Shop>; 11] = [
+static TOOLS: [Tool<Shop>; 12] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
@@ -159,6 +170,7 @@ static TOOLS: [Tool<Shop>; 11] = [
     ShopAsync::ASK_THEN_HANG_LEFT,
     ShopAsync::ASK_THEN_HANG_LATE,
     ShopAsync::TOGETHER,
+    ShopAsync::SLOW_COUNTED,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -915,6 +927,19 @@ async fn serve_router(limits: ConnLimits) -> std::net::SocketAddr {
     addr
 }
 
+/// A 2026-07-28 `tools/call` of `tool` as bare HTTP/1.1, with the header
+/// lines `extra` (each ending `\r\n`).
+fn raw_call(tool: &str, extra: &str) -> String {
+    let body = call_body(tool, true);
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{extra}\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
 /// A bare HTTP/1.1 exchange on `addr`: the status line and the body.
 async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -923,6 +948,51 @@ async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
     let mut answer = Vec::new();
     s.read_to_end(&mut answer).await.unwrap();
     String::from_utf8(answer).unwrap()
+}
+
+/// `serve_with_shutdown`, signalled: an idle keep-alive connection is
+/// closed at once, a call in flight is answered in full before its
+/// (keep-alive) connection is closed, the server future returns, and new
+/// clients are refused.
+#[tokio::test]
+async fn serve_with_shutdown_finishes_calls_in_flight_then_returns() {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(picomcp_tower::serve_with_shutdown(
+        listener,
+        router(async_service()),
+        ConnLimits::default(),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // Keep-alive: only the shutdown closes it after its answer.
+    let request = raw_call("slow_counted", "");
+    let call = tokio::spawn(async move { raw(addr, &request).await });
+    Hangs::until(&SLOW_STARTED, 1, "the call never started").await;
+    stop.send(()).unwrap();
+
+    let mut buf = [0u8; 64];
+    let closed = tokio::time::timeout(Duration::from_secs(2), idle.read(&mut buf)).await;
+    // (Reset when it was still in the backlog as the listener closed.)
+    assert!(
+        matches!(closed, Ok(Ok(0) | Err(_))),
+        "the idle connection is closed: {closed:?}"
+    );
+    let answer = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the call's connection is closed after its answer")
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("finished after 300 ms"), "{answer}");
+    let returned = tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .expect("serve_with_shutdown returns once its connections are over");
+    assert!(matches!(returned, Ok(Ok(()))), "{returned:?}");
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }
 
 #[tokio::test]
@@ -941,18 +1011,7 @@ async fn serve_runs_the_router_with_its_header_timeout() {
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
     assert!(health.ends_with("\r\n\r\nok"), "{health}");
 
-    let body = call_body("hello", true);
-    let call = raw(
-        addr,
-        &format!(
-            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
-             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: hello\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        ),
-    )
-    .await;
+    let call = raw(addr, &raw_call("hello", "Connection: close\r\n")).await;
     assert!(call.starts_with("HTTP/1.1 200"), "{call}");
     assert!(call.contains("hello from a sync tool"), "{call}");
 
