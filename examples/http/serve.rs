@@ -202,6 +202,7 @@ pub fn run<S: Sync + 'static, const N: usize>(
         let app = Router::new()
             .route("/health", get(|| async { "ok\n" }))
             .fallback(|| async { (StatusCode::NOT_FOUND, "not found: the endpoint is /mcp\n") });
+        let ending = mcp.clone();
         let app = Mount::new("/mcp", mcp, app);
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let listener = match tokio::net::TcpListener::bind(addr).await {
@@ -223,12 +224,14 @@ pub fn run<S: Sync + 'static, const N: usize>(
             ..ConnLimits::default()
         };
         let served = if limits.shutdown_s > 0 {
-            // SIGTERM or Ctrl-C: stop gracefully, then at most
+            // SIGTERM or Ctrl-C: stop gracefully (notification streams
+            // ended, so their clients reconnect elsewhere), then at most
             // `shutdown_s` more for what is still in flight.
             let (signalled, deadline) = tokio::sync::oneshot::channel();
             let signal = async move {
                 stop_signal().await;
                 eprintln!("{name}: stopping");
+                ending.end_streams();
                 let _ = signalled.send(());
             };
             tokio::select! {

@@ -259,9 +259,11 @@ where
 /// flight finish (its response written, its connection then closed), and
 /// returns once every connection is over. A response that streams (an
 /// SSE notification stream, a call's held stream) keeps its connection
-/// until it ends; the connections' header and idle timeouts still hold.
-/// Wrap the future in a timeout (`tokio::time::timeout`) for a deadline:
-/// dropping it closes what is left.
+/// until it ends ([`McpService::end_streams`](crate::McpService::end_streams)
+/// ends an MCP service's notification streams: call it in `signal`); the
+/// connections' header and idle timeouts still hold. Wrap the future in a
+/// timeout (`tokio::time::timeout`) for a deadline: dropping it closes
+/// what is left.
 pub async fn serve_with_shutdown<T, B>(
     listener: TcpListener,
     service: T,

@@ -455,6 +455,8 @@ struct Inner<S: 'static> {
     peers: Option<Box<dyn Peers>>,
     /// The waiting-call sweep was started.
     sweeping: AtomicBool,
+    /// [`McpService::end_streams`] was called: notification streams end.
+    ending: AtomicBool,
     /// The second (on `start`'s clock) of the last walk of the waiting
     /// calls for expired ones ([`Inner::expire_waiting`]).
     swept: AtomicU64,
@@ -777,6 +779,7 @@ impl<S: Sync + 'static> Builder<S> {
                 start: Instant::now(),
                 peers: self.peers,
                 sweeping: AtomicBool::new(false),
+                ending: AtomicBool::new(false),
                 // No second yet.
                 swept: AtomicU64::new(u64::MAX),
             }),
@@ -1008,6 +1011,18 @@ impl<S: Sync + 'static> McpService<S> {
     /// An endpoint of `server` with the defaults.
     pub fn new(server: &'static Server<'static, S>) -> Self {
         Self::builder(server).build()
+    }
+
+    /// End every notification stream of this service (a session's `GET`,
+    /// a 2026-07-28 `subscriptions/listen`), now and any opened later: for
+    /// a graceful shutdown ([`serve_with_shutdown`](crate::serve_with_shutdown)),
+    /// so that the connections holding them can close and their clients
+    /// reconnect (to another replica). Sessions stay; a stream of a call
+    /// that waits for its client's answers is left to finish (or to
+    /// [`Config::wait_timeout`]).
+    pub fn end_streams(&self) {
+        self.inner.ending.store(true, Ordering::SeqCst);
+        NOTIFY.notify_waiters();
     }
 
     fn now(&self) -> u64 {
@@ -1452,6 +1467,9 @@ impl<S: Sync + 'static> McpService<S> {
             let notified = NOTIFY.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            if inner.ending.load(Ordering::SeqCst) {
+                break; // `end_streams` (after `enable`: its wake is not missed)
+            }
             let polled = inner
                 .http
                 .poll_stream(&mut **lock(&inner.streams), &id, &mut buf);

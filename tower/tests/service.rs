@@ -732,6 +732,33 @@ async fn a_sessions_get_stream_keeps_alive_and_ends_with_its_session() {
     assert_eq!(next_frame(&mut stream).await, None);
 }
 
+/// `end_streams` ends an open session stream at once (no keep-alive due
+/// for an hour), and a stream opened after it ends as it opens; the
+/// session itself stays.
+#[tokio::test]
+async fn end_streams_ends_open_and_later_notification_streams() {
+    let mcp = McpService::builder(&SERVER)
+        .config(Config {
+            keep_alive: Duration::from_secs(3600),
+            ..Config::default()
+        })
+        .build();
+    let id = open_session(&mcp).await;
+    let r = mcp.clone().oneshot(session_get(&id)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let mut stream = r.into_body();
+    let waiting = tokio::time::timeout(Duration::from_millis(100), stream.frame()).await;
+    assert!(waiting.is_err(), "the stream is open and quiet");
+    mcp.end_streams();
+    assert_eq!(next_frame(&mut stream).await, None);
+    let r = mcp.clone().oneshot(session_get(&id)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(next_frame(&mut r.into_body()).await, None);
+    let ping = post(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, Some(&id));
+    let (status, _, body) = text(mcp.oneshot(ping).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
 /// The keep-alive's far edge: `Duration::MAX` (never, in effect) keeps a
 /// session's stream open and quiet.
 #[tokio::test]
