@@ -7,7 +7,9 @@
 # request state sealed for the --subject-header subject is refused from
 # another, --max-connections holds further clients in the backlog
 # until one closes, and, under a descriptor limit of 48, accept's EMFILE backs
-# off instead of spinning and the server recovers. Then the soak
+# off instead of spinning and the server recovers; with --shutdown-s, SIGTERM
+# ends a GET stream and an idle connection, finishes a call in flight,
+# refuses new clients, and the process exits 0. Then the soak
 # (tests/interop/soak_http.py): valid and hostile traffic mixed for
 # ${SOAK_SECONDS:-60} s, every answer checked by its own id, RSS sampled.
 #
@@ -31,6 +33,23 @@ start_http_server hostile_http target/hostile-http-emfile.log \
     bash -c 'ulimit -n 48; exec "$0" "$@"' "$BIN" --port 0 --max-connections 1000
 timeout -k 5 60 python3 tests/interop/hostile_http.py "$URL" --pid "$SERVER_PID" --emfile || status=$?
 stop_http_server
+
+# A graceful shutdown (--shutdown-s 5): SIGTERM with a GET stream open, an
+# idle connection and an 800 ms call in flight; the process must then exit
+# 0 within the deadline.
+start_http_server hostile_http target/hostile-http-shutdown.log "$BIN" --port 0 \
+    --shutdown-s 5 --delay-ms 800
+timeout -k 5 60 python3 tests/interop/hostile_http.py "$URL" --pid "$SERVER_PID" --shutdown || status=$?
+signalled=$(date +%s)
+rc=0
+wait "$SERVER_PID" || rc=$?
+took=$(($(date +%s) - signalled))
+if [ "$rc" -eq 0 ] && [ "$took" -le 4 ]; then
+    echo "ok   shutdown: the server exited 0 (${took} s after the checks)"
+else
+    echo "FAIL shutdown: the server exited $rc, ${took} s after the checks" >&2
+    status=1
+fi
 
 # The soak: bodies up to 500 KB (so an id longer than the 256 KiB output
 # buffer reaches the core), stalled headers cut after 2 s.

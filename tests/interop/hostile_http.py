@@ -29,7 +29,14 @@ with --header-timeout-s 1 --body-timeout-s 1 --idle-timeout-s 2
 idle sockets so accept fails with EMFILE, check the server does not spin
 (its CPU time over 2 s) and serves a request once the sockets are closed.
 
-Usage: hostile_http.py URL [--pid PID] [--emfile]
+``--shutdown URL --pid PID`` (a server started with --shutdown-s 5
+--delay-ms 800): SIGTERM while a session's GET stream is open, a
+connection idles and a call is in flight; the stream ends, the idle
+connection is closed, the call is answered in full and its keep-alive
+connection closed, new clients are refused (scripts/hostile_http.sh then
+checks that the process exited 0, within the deadline).
+
+Usage: hostile_http.py URL [--pid PID] [--emfile | --shutdown]
 """
 
 from __future__ import annotations
@@ -193,6 +200,67 @@ def ping_ok(host: str, port: int) -> bool:
         return status == 200
 
 
+def read_to_end(s: socket.socket, timeout: float) -> tuple[bytes, bool]:
+    """What `s` carries until the peer closes it (or `timeout` passes), and
+    whether it closed (an EOF or a reset)."""
+    s.settimeout(0.2)
+    data = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            return data, True
+        if not chunk:
+            return data, True
+        data += chunk
+    return data, False
+
+
+def shutdown_checks(host: str, port: int, pid: int) -> None:
+    """SIGTERM to a server started with --shutdown-s 5 --delay-ms 800."""
+    import os
+    import signal
+    sid = open_session(host, port)
+    stream = connect(host, port)
+    stream.sendall(
+        f"GET /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n"
+        f"Mcp-Session-Id: {sid}\r\n\r\n".encode())
+    status, _ = read_status(stream, 5)
+    check(status == 200, f"shutdown: a session's GET stream is open (status {status})")
+    idle = connect(host, port)
+    call = connect(host, port)
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "get_author", "arguments": {"title": "Dune"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}).encode()
+    # Keep-alive: only the shutdown closes this connection after its answer.
+    call.sendall((
+        f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: get_author\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+    time.sleep(0.3)  # the call awaits its 800 ms
+    os.kill(pid, signal.SIGTERM)
+    signalled = time.monotonic()
+    rest, ended = read_to_end(stream, 2)
+    check(ended, f"shutdown: the GET stream ends ({time.monotonic() - signalled:.2f} s after the signal)")
+    _, closed = read_to_end(idle, 2)
+    check(closed, "shutdown: an idle keep-alive connection is closed")
+    answer, closed = read_to_end(call, 5)
+    check(answer.startswith(b"HTTP/1.1 200") and b"Frank Herbert" in answer and closed,
+          f"shutdown: the call in flight is answered in full, then its connection closed "
+          f"({time.monotonic() - signalled:.2f} s after the signal: {answer[-80:]!r})")
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+        refused = False
+    except OSError:
+        refused = True
+    check(refused, "shutdown: a new client is refused")
+
+
 def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -204,6 +272,10 @@ def main(argv: list[str]) -> None:
     host, port = url.hostname or "127.0.0.1", url.port or 80
     pid = int(argv[argv.index("--pid") + 1]) if "--pid" in argv else None
 
+    if "--shutdown" in argv:
+        assert pid is not None, "--shutdown needs --pid"
+        shutdown_checks(host, port, pid)
+        return
     if "--emfile" in argv:
         held: list[socket.socket] = []
         for _ in range(200):
