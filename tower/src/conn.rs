@@ -227,6 +227,33 @@ where
     }
 }
 
+/// A service [`serve`] runs: a tower service of hyper's requests answering
+/// `Response<B>` (an axum `Router`, a [`Mount`](crate::Mount), an
+/// [`McpService`](crate::McpService)), cloned for each connection.
+pub trait Serves<B>:
+    tower_service::Service<
+        Request<Incoming>,
+        Response = Response<B>,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<T, B> Serves<B> for T where
+    T: tower_service::Service<
+            Request<Incoming>,
+            Response = Response<B>,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static
+{
+}
+
 /// Serve `service` on every connection `listener` accepts, HTTP/1.1 with
 /// keep-alive, until the future is dropped (it never returns: a failed
 /// `accept` is retried; the `Result` is for callers' `?`): the header and idle
@@ -242,11 +269,7 @@ pub async fn serve<T, B>(
     limits: ConnLimits,
 ) -> std::io::Result<()>
 where
-    T: tower_service::Service<Request<Incoming>, Response = Response<B>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    T::Future: Send + 'static,
+    T: Serves<B>,
     B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
@@ -271,11 +294,7 @@ pub async fn serve_with_shutdown<T, B>(
     signal: impl Future<Output = ()>,
 ) -> std::io::Result<()>
 where
-    T: tower_service::Service<Request<Incoming>, Response = Response<B>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    T::Future: Send + 'static,
+    T: Serves<B>,
     B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
@@ -342,11 +361,7 @@ async fn connection<T, B>(
     limits: ConnLimits,
     mut stopping: tokio::sync::watch::Receiver<bool>,
 ) where
-    T: tower_service::Service<Request<Incoming>, Response = Response<B>, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    T::Future: Send + 'static,
+    T: Serves<B>,
     B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
 {

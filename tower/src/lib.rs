@@ -109,7 +109,7 @@ mod conn;
 mod mount;
 mod service;
 
-pub use conn::{ConnLimits, serve, serve_with_shutdown};
+pub use conn::{ConnLimits, Serves, serve, serve_with_shutdown};
 pub use mount::{Mount, MountFuture};
 pub use service::{Builder, Config, McpBody, McpService, Peers, SharedStore};
 
