@@ -5,7 +5,7 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -302,7 +302,7 @@ where
         .max_connections
         .clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
     let slots = Arc::new(tokio::sync::Semaphore::new(max));
-    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let stop = Arc::new(Stop::default());
     tokio::pin!(signal);
     loop {
         // At the cap, stop accepting: new clients wait in the backlog.
@@ -314,14 +314,15 @@ where
             continue;
         };
         let service = service.clone();
-        let stopping = stopping.clone();
+        let stop = Arc::clone(&stop);
         tokio::spawn(async move {
-            connection(stream, service, limits, stopping).await;
+            connection(stream, service, limits, &stop).await;
             drop(permit);
         });
     }
     drop(listener);
-    let _ = stop.send(true);
+    stop.flag.store(true, Ordering::SeqCst);
+    stop.wake.notify_waiters();
     // Every connection's slot back: every connection is over.
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     let _ = slots.acquire_many(all).await;
@@ -359,7 +360,7 @@ async fn connection<T, B>(
     stream: tokio::net::TcpStream,
     service: T,
     limits: ConnLimits,
-    mut stopping: tokio::sync::watch::Receiver<bool>,
+    stop: &Stop,
 ) where
     T: Serves<B>,
     B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
@@ -393,22 +394,43 @@ async fn connection<T, B>(
         .max_buf_size(limits.read_buffer.max(8192))
         .keep_alive(true)
         .serve_connection(TokioIo::new(io), hyper_service);
-    tokio::pin!(conn);
-    tokio::select! {
-        () = watch_over(conn.as_mut(), &watch, &limits) => return,
-        // The server stops: the request in flight (if any) is finished
-        // and the connection closed; an idle one is closed at once.
-        Ok(_) = stopping.wait_for(|&stop| stop) => {}
-    }
-    conn.as_mut().graceful_shutdown();
-    watch_over(conn, &watch, &limits).await;
+    // When the server stops, the request in flight (if any) is finished
+    // and the connection closed; an idle one is closed at once.
+    watch_over(conn, &watch, &limits, Some(stop), |conn| {
+        conn.graceful_shutdown();
+    })
+    .await;
+}
+
+/// A server's stop, as its connections see it ([`serve_with_shutdown`]):
+/// `flag`, looked at whenever a connection's task runs (a load, not a
+/// poll of a future: this costs a request nothing), and `wake`, which
+/// wakes the tasks of idle connections.
+#[derive(Default)]
+struct Stop {
+    flag: AtomicBool,
+    wake: tokio::sync::Notify,
 }
 
 /// Drive `conn` (a connection, or in the tests anything standing in for
 /// one) until it is over or `watch` says its header or idle time is up
 /// (then dropping it closes it).
-async fn watch_over<F: Future>(conn: F, watch: &Watch, limits: &ConnLimits) {
+/// Once `stop` is set, `shut` is called on `conn` (once), and it is driven
+/// on to its end.
+async fn watch_over<F: Future>(
+    conn: F,
+    watch: &Watch,
+    limits: &ConnLimits,
+    mut stop: Option<&Stop>,
+    shut: impl FnOnce(Pin<&mut F>),
+) {
     tokio::pin!(conn);
+    let mut shut = Some(shut);
+    // Registered with `stop.wake` by one poll, at the first look (as the
+    // timer is): from then on only the flag is read.
+    let stopped = stop.map(|s| s.wake.notified());
+    tokio::pin!(stopped);
+    let mut stop_armed = false;
     // One timer, re-armed only when it fires: a request neither wakes this
     // loop nor touches the timer (it did, three times a request: about
     // 1,000 instructions, `scripts/http_cost.sh`). Each look at the watch
@@ -448,6 +470,23 @@ async fn watch_over<F: Future>(conn: F, watch: &Watch, limits: &ConnLimits) {
         let closed = std::future::poll_fn(|cx| {
             if conn.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(true);
+            }
+            if let Some(s) = stop {
+                if !stop_armed {
+                    stop_armed = true;
+                    if let Some(stopped) = stopped.as_mut().as_pin_mut() {
+                        let _ = stopped.poll(cx); // registers; the flag says
+                    }
+                }
+                if s.flag.load(Ordering::Relaxed) {
+                    stop = None;
+                    if let Some(shut) = shut.take() {
+                        shut(conn.as_mut());
+                    }
+                    // The connection is polled again at once, shut.
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
             }
             if !armed {
                 armed = true;
@@ -513,7 +552,7 @@ mod tests {
         let closed = tokio::select! {
             biased;
             () = tokio::time::sleep(Duration::from_secs(10)) => false,
-            () = watch_over(Burst { spent: false }, &watch, &limits) => true,
+            () = watch_over(Burst { spent: false }, &watch, &limits, None, |_| {}) => true,
         };
         assert!(closed, "the idle connection was not closed within 10 s");
         assert!(started.elapsed() >= Duration::from_millis(40));
