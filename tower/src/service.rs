@@ -374,29 +374,7 @@ struct Kept {
     start: Instant,
     /// The call's place among [`Config::max_calls`] (a first run's; none
     /// for a call run again), held until its handler is over or dropped.
-    permit: Option<CallPermit>,
-}
-
-/// An async call's place among [`Config::max_calls`]: given back when
-/// dropped.
-struct CallPermit(Arc<AtomicUsize>);
-
-impl CallPermit {
-    /// A place, if fewer than `max` of `count`'s are taken.
-    fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<Self> {
-        count
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max.max(1)).then_some(n + 1)
-            })
-            .ok()?;
-        Some(CallPermit(Arc::clone(count)))
-    }
-}
-
-impl Drop for CallPermit {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// A finished call: its response and output buffer; `None`: it was
@@ -446,8 +424,9 @@ struct Inner<S: 'static> {
     calls: Option<CallSenders>,
     /// Those calls, when they belong to a session.
     in_flight: InFlight,
-    /// Async calls in flight (first runs), against [`Config::max_calls`].
-    calls_count: Arc<AtomicUsize>,
+    /// Places of async calls in flight (first runs): [`Config::max_calls`]
+    /// of them, as `serve` counts connections.
+    calls_count: Arc<tokio::sync::Semaphore>,
     config: Config,
     /// The clock of sessions (seconds since the service was built).
     start: Instant,
@@ -773,7 +752,11 @@ impl<S: Sync + 'static> Builder<S> {
                 streams: Mutex::new(Box::new(Streams::new())),
                 held: Mutex::new(HashMap::new()),
                 in_flight: Mutex::new(HashMap::new()),
-                calls_count: Arc::new(AtomicUsize::new(0)),
+                calls_count: Arc::new(tokio::sync::Semaphore::new(
+                    self.config
+                        .max_calls
+                        .clamp(1, tokio::sync::Semaphore::MAX_PERMITS),
+                )),
                 calls: self.calls.and_then(|spawn| spawn(self.calls_threads)),
                 config: self.config,
                 start: Instant::now(),
@@ -1261,9 +1244,9 @@ impl<S: Sync + 'static> McpService<S> {
                     let permit = if call.runs_again() {
                         None
                     } else {
-                        match CallPermit::take(&inner.calls_count, config.max_calls) {
-                            Some(permit) => Some(permit),
-                            None => {
+                        match Arc::clone(&inner.calls_count).try_acquire_owned() {
+                            Ok(permit) => Some(permit),
+                            Err(_) => {
                                 drop((waiting, streams));
                                 let mut busy = plain(
                                     StatusCode::SERVICE_UNAVAILABLE,
