@@ -252,8 +252,11 @@ impl<'r, H: ?Sized> Request<'r, H> {
 }
 
 const DEFAULT_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
-/// `Retry-After` (seconds) of a `503` for a full session table.
-const RETRY_AFTER: &str = "1";
+/// `Retry-After` (seconds) of every `503` the mapping answers (a full
+/// session or stream table). An adapter that refuses a request for a bound
+/// of its own (picomcp-tower's `max_calls`) answers with the same value, so
+/// a client sees one back-off policy.
+pub const RETRY_AFTER: &str = "1";
 
 /// The Streamable HTTP endpoint of a [`Server`]: configuration only (cheap,
 /// `Copy`, `const`-constructible); sessions are passed to each call.

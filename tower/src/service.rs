@@ -1254,7 +1254,7 @@ impl<S: Sync + 'static> McpService<S> {
                                 );
                                 busy.headers_mut().insert(
                                     http::header::RETRY_AFTER,
-                                    HeaderValue::from_static("1"),
+                                    HeaderValue::from_static(picomcp::http::RETRY_AFTER),
                                 );
                                 return Ok(busy);
                             }

@@ -143,6 +143,12 @@ async fn together<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOu
     })
 }
 
+/// The name of the thread its handler runs on (a calls thread's).
+async fn which_thread<'a>(_: &'a Shop, _: Arguments<'a>, reply: Reply<'_>) -> ToolOutcome<'a> {
+    let name = std::thread::current().name().map(str::to_owned);
+    reply.text(name.as_deref().unwrap_or("unnamed"))
+}
+
 picomcp::async_tools! {
     struct ShopAsync for Shop {
         SLOW: ToolDescriptor::new("slow", &NO_ARGS) => slow,
@@ -155,10 +161,11 @@ picomcp::async_tools! {
         ASK_THEN_HANG_LATE: ToolDescriptor::new("ask_then_hang_late", &NO_ARGS) => ask_then_hang::<2>,
         TOGETHER: ToolDescriptor::new("together", &NO_ARGS) => together,
         SLOW_COUNTED: ToolDescriptor::new("slow_counted", &NO_ARGS) => slow_counted,
+        WHICH_THREAD: ToolDescriptor::new("which_thread", &NO_ARGS) => which_thread,
     }
 }
 
-static TOOLS: [Tool<Shop>; 12] = [
+static TOOLS: [Tool<Shop>; 13] = [
     Tool::new(ToolDescriptor::new("hello", &NO_ARGS), hello),
     Tool::new(ToolDescriptor::new("ask", &NO_ARGS), ask),
     ShopAsync::SLOW,
@@ -171,6 +178,7 @@ static TOOLS: [Tool<Shop>; 12] = [
     ShopAsync::ASK_THEN_HANG_LATE,
     ShopAsync::TOGETHER,
     ShopAsync::SLOW_COUNTED,
+    ShopAsync::WHICH_THREAD,
 ];
 static SERVER: Server<'static, Shop> =
     Server::new(ServerInfo::new("shop", "1.0.0"), Shop).tools(&TOOLS);
@@ -343,6 +351,37 @@ async fn calls_threads_run_calls_at_once() {
         assert_eq!(status, StatusCode::OK, "{body}");
         assert!(body.contains(r#""text":"together""#), "{body}");
     }
+}
+
+/// Calls are handed to the calls threads in turn: six calls one after
+/// another on three threads run on each thread twice, in a cycle.
+#[tokio::test]
+async fn calls_are_handed_to_the_calls_threads_in_turn() {
+    let mcp = McpService::builder(&SERVER)
+        .async_handlers(&ShopAsync)
+        .calls_threads(3)
+        .build();
+    let mut names = Vec::new();
+    for _ in 0..6 {
+        let (status, _, body) = text(
+            mcp.clone()
+                .oneshot(modern_call("which_thread"))
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let name = body
+            .split(r#""text":""#)
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .unwrap_or_else(|| panic!("no text in {body}"));
+        assert!(name.starts_with("picomcp-calls-"), "{name}");
+        names.push(name.to_owned());
+    }
+    let first: std::collections::HashSet<_> = names[..3].iter().collect();
+    assert_eq!(first.len(), 3, "three calls, three threads: {names:?}");
+    assert_eq!(names[..3], names[3..], "the same cycle again: {names:?}");
 }
 
 /// Past `Config::max_calls` async calls in flight, a call is `503` with
