@@ -9,7 +9,7 @@
 # Installs what it needs: rustup targets, llvm-tools, qemu-system-arm (apt,
 # when missing; needs root or sudo), the interop venv (scripts/interop.sh).
 # Budgets (env overrides): FLASH_BUDGET (bytes, default 73728: .vector_table
-# + .text + .rodata), ASYNC_FLASH_BUDGET (the async build's, default 71680),
+# + .text + .rodata), ASYNC_FLASH_BUDGET (the async build's, default 72704),
 # RAM_BUDGET (bytes, default 12288: .data + .bss + peak stack of the
 # blocking builds) and ASYNC_RAM_BUDGET (the async build's, default 12288).
 # Every step runs; the exit status is 1 if any failed or a budget was
@@ -39,8 +39,12 @@ FLASH_BUDGET=${FLASH_BUDGET:-73728}
 # the size work of 2026-12-05, and 70,204 B once serve_async_tools no
 # longer reached the waiting-call and subscription code (which it does not
 # use): the same 72 KiB as the blocking builds; 70,724 B once the handler
-# families' calls went out of line (2026-12-05): 70 KiB.
-ASYNC_FLASH_BUDGET=${ASYNC_FLASH_BUDGET:-71680}
+# families' calls went out of line (2026-12-05): 70 KiB. 71 KiB since
+# 2026-12-07 (eighteenth session): an async handler's call inside a
+# 2025-03-26 batch is awaited and the batch goes on after it (it was
+# answered -32603), 71,348 -> 72,088 B (the batch walk, out of line, and
+# the step after a call).
+ASYNC_FLASH_BUDGET=${ASYNC_FLASH_BUDGET:-72704}
 # RAM: 16 KiB until 2026-12-05 (12,700 B used: 7,340 static + 5,360 peak
 # stack); issue 19's 12 KiB since the deepest calls stopped carrying each
 # other's frames (handler families and a tool's answer out of line, one

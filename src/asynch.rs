@@ -85,9 +85,17 @@
 //! ([`http::call`](crate::http::call): `Http::begin_streams`,
 //! `Http::keep`, `Http::finish_waiting`). Through [`Server::handle_async`]
 //! alone (no store) it is answered as a call that cannot wait (`-32603`);
-//! 2026-07-28's `input_required` works everywhere. An async tool inside a
-//! JSON-RPC batch, or served by a plain [`Server::handle`], is answered
-//! `-32603` saying the tool is async.
+//! 2026-07-28's `input_required` works everywhere.
+//!
+//! **Batches** (2025-03-26): [`Server::handle_async`] and the async serve
+//! loops answer a batch's elements in turn, awaiting each async handler's
+//! call where it comes; the array is the one a sync server writes. Those
+//! calls run to their answers (a `notifications/cancelled` does not drop
+//! them: the batch is one answer) and cannot ask the client for input, as
+//! a sync handler's call in a batch cannot. Over HTTP ([`crate::http`]) a
+//! batch's async call, like one served by a plain [`Server::handle`], is
+//! answered `-32603` saying the tool is async: going on with the batch
+//! after the handler would take the session again.
 //! Resource reads (fixed URIs and templates), prompts and completion can
 //! be async too ([`async_handlers!`](crate::async_handlers)).
 //!

@@ -249,6 +249,49 @@ fn the_twins_answer_as_serve_answers_the_bookshop() {
     assert_eq!(twins, sync);
 }
 
+/// A 2025-03-26 batch of async tools' calls: each awaited in turn (its
+/// progress written while it runs), the batch going on after it; the
+/// lines are those `serve` writes for the bookshop. A cancel of a batch's
+/// call does not drop it: the batch is one answer.
+#[test]
+fn a_batch_of_async_calls_is_answered_as_serve_answers_it() {
+    let init = INIT.replace("2025-11-25", "2025-03-26");
+    let batch = concat!(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}},"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"},"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"n":2},"_meta":{"progressToken":"c"}}},"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}},"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Nothing"}}}]"#,
+    );
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#;
+    let session = [init.as_str(), INITIALIZED, batch, cancel, PING];
+    let input = lines(&session);
+    let sync = common::serve_with(&SYNC_SHOP, &input, 1024, 4096, 64);
+    let chunks: Vec<Vec<u8>> = input.chunks(64).map(<[u8]>::to_vec).collect();
+    let writes = run(&TWIN_SHOP, &Twins, chunks);
+    let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
+    let twins: Vec<&str> = all.lines().collect();
+    assert_eq!(twins, sync);
+    let answer = twins
+        .iter()
+        .find(|l| l.starts_with('['))
+        .expect("the batch's answer");
+    for id in 1..=4 {
+        assert!(answer.contains(&format!("\"id\":{id},")), "{answer}");
+    }
+    assert!(
+        answer.contains("Frank Herbert") && !answer.contains("-32603"),
+        "{answer}"
+    );
+    assert_eq!(
+        twins
+            .iter()
+            .filter(|l| l.contains("notifications/progress"))
+            .count(),
+        2
+    );
+}
+
 /// A last line without a newline is answered at the end of input, as
 /// `serve` answers it: a list, and an async tool's call (awaited, as its
 /// sync twin is run).

@@ -179,6 +179,41 @@ fn conversation(e: &mut Endpoint, mode: Mode) -> Vec<Answer> {
     answers
 }
 
+/// Over HTTP a 2025-03-26 batch is answered by `begin` whole: an async
+/// tool's call in it is `-32603` saying the tool is async (documented in
+/// `http::call`), the other elements are answered, nothing is deferred.
+#[test]
+fn a_batch_over_http_is_answered_whole_by_begin() {
+    let mut e = Endpoint::new(true);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let sid = e
+        .send(Mode::Async, "POST", &[HOST, ACCEPT, CT], init)
+        .session_id();
+    let hs = [HOST, ACCEPT, CT, ("Mcp-Session-Id", sid.as_str())];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(e.send(Mode::Async, "POST", &hs, initialized).status, 202);
+    let batch = format!(
+        r#"[{},{{"jsonrpc":"2.0","id":3,"method":"ping"}}]"#,
+        call(2, "get_author", r#"{"title":"Dune"}"#)
+    );
+    let mut body = batch.into_bytes();
+    let mut out = vec![0u8; 4096];
+    let mut random = |id: &mut [u8; 16]| *id = [9; 16];
+    let request = Request::new("POST", &hs, &mut body, 10);
+    let Begun::Response(r) = e
+        .http
+        .begin(&mut e.sessions, &mut random, request, &mut out)
+    else {
+        panic!("a batch's async call was deferred");
+    };
+    let a = Answer::of(&r, &out);
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        a.body,
+        "[{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32603,\"message\":\"tool get_author is async: this server does not await handlers\"}},{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}]"
+    );
+}
+
 #[test]
 fn async_twins_give_the_responses_of_the_sync_bookshop() {
     let sync = conversation(&mut Endpoint::new(false), Mode::Sync);

@@ -13,6 +13,13 @@
 //!    response is exactly the one `handle` would give for a sync handler
 //!    doing the same.
 //!
+//! A 2025-03-26 batch is answered by `begin` whole: an async tool's call
+//! in it is `-32603` saying the tool is async (going on with the batch
+//! after its handler would take the session again). [`Server::handle_async`]
+//! and the async serve loops await such calls.
+//!
+//! [`Server::handle_async`]: crate::Server::handle_async
+//!
 //! Many calls can be in flight at once: each has its own body and output
 //! buffer, and a [`PendingCall`] is a plain value (no borrows), so it can be
 //! moved to wherever the handler's future is polled.
@@ -366,7 +373,8 @@ impl<S> Http<'_, S> {
         let answer = self
             .server
             .finish_deferred::<false, _, &mut WaitingView<'_>>(core, body, out, None, tools, None)
-            .await;
+            .await
+            .answer(out);
         respond(out, answer, status)
     }
 
@@ -411,7 +419,8 @@ impl<S> Http<'_, S> {
         let answer = self
             .server
             .finish_deferred::<true, _, _>(core, body, out, None, tools, Some(&mut keep))
-            .await;
+            .await
+            .answer(out);
         respond_waiting(out, answer, keep.event)
     }
 }

@@ -7,9 +7,10 @@
 use super::Connection;
 use super::Server;
 use super::WaitingView;
-use super::invoke::{Deferral, Deferred, Ran, RequestInfo};
+use super::invoke::{BatchAt, Deferral, Deferred, Ran, RequestInfo};
 use super::out::{Answer, Out, Wrote, answer_writer};
 use super::params::split_spans;
+use super::route::Walk;
 use crate::asynch::AsyncHandlers;
 use crate::changes::Subscriber;
 use crate::completion::Completions;
@@ -76,7 +77,8 @@ impl<S> Server<'_, S> {
     /// is answered without awaiting anything, by the same code as `handle`;
     /// the answers are byte for byte those of a sync handler doing the same
     /// work. A handler's notifications come first in `out`, as with
-    /// `handle`.
+    /// `handle`. In a 2025-03-26 batch each async handler's call is awaited
+    /// in turn, where it comes, and the batch goes on after its answer.
     ///
     /// The future borrows `frame` and `out` until it completes; dropping it
     /// before then (a cancelled call) leaves nothing to send and the
@@ -117,26 +119,46 @@ impl<S> Server<'_, S> {
         mut notify: Option<&mut dyn Notify>,
         tools: &A,
     ) -> usize {
-        // The sync core, up to an async tool's handler; the record goes
-        // straight into phase 2's future (scoped: no local of this future
-        // keeps a copy across the await).
-        let phase2 = {
+        // The sync core, up to an async tool's handler.
+        let sink: Option<&mut dyn Notify> = match notify.as_mut() {
+            Some(n) => Some(&mut **n),
+            None => None,
+        };
+        let mut next = match self.handle_or_defer(conn, frame, out, sink, None, None) {
+            Ok(d) => d,
+            Err(len) => return len,
+        };
+        // Each async handler's call in turn: one, or a batch's, each
+        // followed by the batch's next elements up to the next.
+        loop {
+            let (call, span) = next.with_span();
+            let done = {
+                let element = match span {
+                    Some(span) => frame.get_mut(span).unwrap_or(&mut []),
+                    None => &mut *frame,
+                };
+                let sink: Option<&mut dyn Notify> = match notify.as_mut() {
+                    Some(n) => Some(&mut **n),
+                    None => None,
+                };
+                // The record goes straight into phase 2's future (scoped:
+                // no local of this future keeps a copy across the await).
+                let phase2 = self.finish_deferred::<false, _, &mut WaitingView<'_>>(
+                    call, element, out, sink, tools, None,
+                );
+                // Polled in a frame of its own (`asynch::poll_apart`).
+                let mut phase2 = core::pin::pin!(phase2);
+                core::future::poll_fn(|cx| crate::asynch::poll_apart(phase2.as_mut(), cx)).await
+            };
             let sink: Option<&mut dyn Notify> = match notify.as_mut() {
                 Some(n) => Some(&mut **n),
                 None => None,
             };
-            match self.handle_or_defer(conn, frame, out, sink, None, None) {
-                Ok(d) => self.finish_deferred::<false, _, &mut WaitingView<'_>>(
-                    d, frame, out, notify, tools, None,
-                ),
+            next = match self.after_deferred::<false>(conn, frame, out, done, sink, None, None) {
+                Ok(next) => next,
                 Err(len) => return len,
-            }
-        };
-        // Polled in a frame of its own (`asynch::poll_apart`).
-        let mut phase2 = core::pin::pin!(phase2);
-        core::future::poll_fn(|cx| crate::asynch::poll_apart(phase2.as_mut(), cx))
-            .await
-            .len
+            };
+        }
     }
 
     /// Phase 1: answer `frame` into `out` (`Err(n)`: the answer's length),
@@ -193,13 +215,14 @@ impl<S> Server<'_, S> {
         notify: Option<&mut dyn Notify>,
         handlers: &A,
         waiting: Option<K>,
-    ) -> impl Future<Output = Answer> {
+    ) -> impl Future<Output = Finished> {
         // Taken apart before the future is made: it keeps the pieces only.
         let retried = if PARKS { deferred.retried_slot() } else { None };
         let Deferred {
             what,
             info,
             out: mark,
+            batch,
         } = deferred;
         let waiting = if PARKS { waiting } else { None };
         let mut info = RequestInfo::attach(info, notify, waiting.is_some());
@@ -394,7 +417,83 @@ impl<S> Server<'_, S> {
                 Some(mut keeper) if PARKS => keeper.after_run(self, &mut w, retried, wrote),
                 _ => wrote,
             };
-            Answer::of(wrote, w)
+            Finished {
+                wrote,
+                at: w.position(),
+                batch,
+            }
         }
+    }
+
+    /// After phase 2 of a call (`done`, in `out`): its answer finished (`Err`: the output's length), or,
+    /// in a batch (2025-03-26), the batch's next elements answered in turn
+    /// up to its `]` (`Err`), or to its next async handler's call (`Ok`:
+    /// its record, for phase 2 again). `frame` is the whole frame, as
+    /// phase 1 was given it; `notify`, `waiting` and `subs` as phase 1's.
+    /// `KEEPS`: whether `waiting` and `subs` may be given (a constant, as
+    /// `finish_deferred`'s `PARKS`: a caller that never gives them links
+    /// none of the parking and subscription code, which the batch's
+    /// elements would otherwise reach; 10 KB of the async firmware).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(crate) fn after_deferred<const KEEPS: bool>(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        out: &mut [u8],
+        done: Finished,
+        notify: Option<&mut dyn Notify>,
+        waiting: Option<&mut WaitingView<'_>>,
+        subs: Option<&mut Subscriber<'_>>,
+    ) -> Result<Deferred, usize> {
+        let Some(at) = done.batch else {
+            return Err(done.answer(out).len);
+        };
+        let (waiting, subs) = if KEEPS { (waiting, subs) } else { (None, None) };
+        let mut w = answer_writer(out);
+        w.resume(done.at.0, done.at.1, done.at.2);
+        // The call's answer counts as a sync element's does.
+        let walk = Walk {
+            start: at.start,
+            next: at.next,
+            answers: at.answers,
+            settle: Some((done.wrote, at.before)),
+        };
+        let mut slot = None;
+        let wrote = self.batch_walk(
+            conn,
+            frame,
+            &mut w,
+            walk,
+            notify,
+            waiting,
+            subs,
+            Some(&mut slot),
+        );
+        if let (Wrote::Deferred, Some(call)) = (wrote, slot) {
+            return Ok(call);
+        }
+        Err(Answer::of(Wrote::Answer, w).len)
+    }
+}
+
+/// What phase 2 of an async handler's call left in the output: what it
+/// wrote and the writer's position. The answer is still open: a batch goes
+/// on after it ([`Server::after_deferred`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Finished {
+    wrote: Wrote,
+    at: (usize, usize, bool),
+    /// The call is a batch's element: where the batch goes on.
+    batch: Option<BatchAt>,
+}
+
+impl Finished {
+    /// The answer of a call alone, finished (`out`: the buffer phase 2
+    /// wrote into).
+    pub(crate) fn answer(self, out: &mut [u8]) -> Answer {
+        let mut w = answer_writer(out);
+        w.resume(self.at.0, self.at.1, self.at.2);
+        Answer::of(self.wrote, w)
     }
 }

@@ -69,6 +69,29 @@ pub(crate) struct Deferred {
     pub(super) info: Detached,
     /// The open answer (`{"jsonrpc":"2.0","id":…` is written).
     pub(super) out: super::out::OutMark,
+    /// The call is an element of a batch (2025-03-26): where the batch
+    /// goes on once its answer is written (`Server::after_deferred`).
+    pub(crate) batch: Option<BatchAt>,
+}
+
+/// Where a batch stopped at an element that is an async handler's call:
+/// enough to go on after its answer, with no borrows.
+#[cfg(feature = "async-handlers")]
+#[derive(Clone, Debug)]
+pub(crate) struct BatchAt {
+    /// The batch's `[` in the output.
+    pub(super) start: usize,
+    /// The output before the element (and its comma): a call that ends
+    /// with no answer is cut back to here.
+    pub(super) before: usize,
+    /// Answers written before the element.
+    pub(super) answers: usize,
+    /// The element's span in the frame: the deferral's spans are within
+    /// it, and phase 2 reads it as its frame.
+    pub(crate) element: Range<usize>,
+    /// The offset of the next element in the frame (after its comma), or
+    /// `None`: the element was the last.
+    pub(super) next: Option<usize>,
 }
 
 /// What a sealed state of a deferred read is bound to, besides the key,
@@ -107,6 +130,15 @@ pub(super) enum Deferral {
 
 #[cfg(feature = "async-handlers")]
 impl Deferred {
+    /// The record, and the span of the frame phase 2 reads: the batch
+    /// element's (its spans are within it), or `None`: the whole frame.
+    /// By value: a caller that awaits the call keeps no borrowed record
+    /// (an async fn keeps a borrowed local's room across its awaits).
+    pub(crate) fn with_span(self) -> (Deferred, Option<Range<usize>>) {
+        let span = self.batch.as_ref().map(|at| at.element.clone());
+        (self, span)
+    }
+
     /// How many bytes of the output buffer the open answer holds: phase 2
     /// continues after them, in the same buffer or a copy of them.
     pub(crate) fn written(&self) -> usize {
@@ -165,6 +197,7 @@ pub(super) fn defer(
         what: call,
         info: info.detach(),
         out: resp.mark(),
+        batch: None,
     });
     Wrote::Deferred
 }

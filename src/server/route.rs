@@ -92,8 +92,7 @@ impl<S> Server<'_, S> {
         }
         let mut w = answer_writer(out);
         let wrote = if Value::trusted(frame).kind() == Kind::Array {
-            self.batch(conn, frame, &mut w, notify, waiting, subs);
-            Wrote::Answer
+            self.batch(conn, frame, &mut w, notify, waiting, subs, defer)
         } else {
             self.message(
                 conn, frame, outline, &mut w, notify, origin, waiting, subs, None, subject, defer,
@@ -106,16 +105,21 @@ impl<S> Server<'_, S> {
         Answer::of(wrote, w)
     }
 
-    /// A JSON array: a batch (2025-03-26 sessions only).
+    /// A JSON array: a batch (2025-03-26 sessions only). With `defer`, an
+    /// element that is an async handler's call stops the batch there
+    /// (`Wrote::Deferred`, the record in `defer` says where it goes on:
+    /// [`after_deferred`](Self::after_deferred)); without, it is `-32603`.
+    #[allow(clippy::too_many_arguments)]
     fn batch(
         &self,
         conn: &mut Connection,
         frame: &mut [u8],
         w: &mut Writer<'_>,
-        mut notify: Option<&mut dyn Notify>,
-        mut waiting: Option<&mut WaitingView<'_>>,
-        mut subs: Option<&mut Subscriber<'_>>,
-    ) {
+        notify: Option<&mut dyn Notify>,
+        waiting: Option<&mut WaitingView<'_>>,
+        subs: Option<&mut Subscriber<'_>>,
+        defer: Option<&mut Option<Deferred>>,
+    ) -> Wrote {
         let version = conn.version();
         if !version.is_some_and(|v| v.fields().batches) {
             match version {
@@ -130,26 +134,71 @@ impl<S> Server<'_, S> {
                     Data::None,
                 ),
             };
-            return;
+            return Wrote::Answer;
         }
         if Value::trusted(frame).is_empty() {
             Out::begin(w, None).invalid_request(Data::Str("empty batch"));
-            return;
+            return Wrote::Answer;
         }
         let start = w.len();
         w.raw(b"[");
-        let mut answers = 0;
-        let mut failed = false;
-        // Walk the elements by position: each is handled (and unescaped in
-        // place) in turn, so the bytes after it are still intact.
-        let mut pos = frame
+        let first = frame
             .iter()
             .position(|&b| b == b'[')
             .map_or(frame.len(), |i| i + 1);
+        let walk = Walk {
+            start,
+            next: Some(first),
+            answers: 0,
+            settle: None,
+        };
+        self.batch_walk(conn, frame, w, walk, notify, waiting, subs, defer)
+    }
+
+    /// A batch's elements from `walk.next` on, each answered in turn, and
+    /// its closing `]` (or `Wrote::Deferred` at an async handler's call,
+    /// when `defer` is given).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn batch_walk(
+        &self,
+        conn: &mut Connection,
+        frame: &mut [u8],
+        w: &mut Writer<'_>,
+        walk: Walk,
+        mut notify: Option<&mut dyn Notify>,
+        mut waiting: Option<&mut WaitingView<'_>>,
+        mut subs: Option<&mut Subscriber<'_>>,
+        mut defer: Option<&mut Option<Deferred>>,
+    ) -> Wrote {
+        let Walk {
+            start,
+            next,
+            mut answers,
+            mut settle,
+        } = walk;
+        let mut failed = false;
+        // Walk the elements by position: each is handled (and unescaped in
+        // place) in turn, so the bytes after it are still intact.
+        let mut at = next;
         loop {
-            pos += frame.get(pos..).map_or(0, |r| {
-                r.iter().take_while(|b| b.is_ascii_whitespace()).count()
-            });
+            // The last element's answer counted (or cut: it wrote nothing).
+            if let Some((wrote, before)) = settle.take() {
+                match wrote {
+                    Wrote::Answer | Wrote::Error(_) | Wrote::Requests | Wrote::Listening => {
+                        answers += 1
+                    }
+                    Wrote::Nothing => w.truncate(before),
+                    // Not in a batch: a call there cannot wait.
+                    _ => {
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            let Some(pos) = at else {
+                break;
+            };
+            let pos = json::skip_ws(frame, pos);
             let Some(len) = frame.get(pos..).and_then(json::value_len) else {
                 break;
             };
@@ -157,6 +206,10 @@ impl<S> Server<'_, S> {
             if answers > 0 {
                 w.raw(b",");
             }
+            // The element after this one, read before this one is handled
+            // (the bytes after it stay as they are).
+            let end = json::skip_ws(frame, pos + len);
+            at = (frame.get(end) == Some(&b',')).then_some(end + 1);
             let element = frame.get_mut(pos..pos + len).unwrap_or(&mut []);
             let sink: Option<&mut dyn Notify> = match notify.as_mut() {
                 Some(n) => Some(&mut **n),
@@ -182,31 +235,29 @@ impl<S> Server<'_, S> {
                     subs.as_deref_mut(),
                     None,
                     None,
-                    None,
+                    defer.as_deref_mut(),
                 )
             };
-            match wrote {
-                Wrote::Answer | Wrote::Error(_) | Wrote::Requests | Wrote::Listening => {
-                    answers += 1
-                }
-                Wrote::Nothing => w.truncate(before),
-                // Not in a batch: a call there cannot wait (nor be
-                // deferred: no slot is given).
-                Wrote::Failed | Wrote::Asked { .. } | Wrote::Deferred => {
-                    failed = true;
-                    break;
-                }
+            // An async handler's call, recorded: the batch goes on after
+            // its answer (`Server::after_deferred`).
+            #[cfg(feature = "async-handlers")]
+            if wrote == Wrote::Deferred
+                && let Some(Some(call)) = defer
+            {
+                call.batch = Some(super::invoke::BatchAt {
+                    start,
+                    before,
+                    answers,
+                    element: pos..pos + len,
+                    next: at,
+                });
+                return Wrote::Deferred;
             }
-            pos += len;
-            pos += frame.get(pos..).map_or(0, |r| {
-                r.iter().take_while(|b| b.is_ascii_whitespace()).count()
-            });
-            if frame.get(pos) == Some(&b',') {
-                pos += 1;
-            } else {
-                break;
-            }
+            settle = Some((wrote, before));
         }
+        // The closing `]`: all of it replaced by one `-32603` if an answer
+        // could not be written whole, or nothing at all if it held only
+        // notifications.
         w.raw(b"]");
         if failed || w.is_overflowed() {
             w.truncate(start);
@@ -214,6 +265,7 @@ impl<S> Server<'_, S> {
         } else if answers == 0 {
             w.truncate(start); // all notifications: no output at all
         }
+        Wrote::Answer
     }
 
     /// One JSON-RPC message (top level or a batch element). `outline` is
@@ -589,4 +641,15 @@ impl<S> Server<'_, S> {
             _ => self.not_found(frame, method_span, resp),
         }
     }
+}
+
+/// Where a batch's walk goes on: its `[` in the output, the offset of the
+/// next element in the frame (`None`: no more), the answers written, and
+/// what the element before wrote, if it is still to be counted (with the
+/// output's length before it).
+pub(super) struct Walk {
+    pub(super) start: usize,
+    pub(super) next: Option<usize>,
+    pub(super) answers: usize,
+    pub(super) settle: Option<(Wrote, usize)>,
 }

@@ -14,6 +14,7 @@ use super::state::LoopState;
 use crate::asynch::AsyncHandlers;
 use crate::changes::{Subscriber, Subscriptions};
 use crate::error::Error;
+use crate::server::deferred::Finished;
 use crate::server::{Connection, Server, Waiting, WaitingView};
 use crate::wire::envelope::{self as jsonrpc, Envelope};
 use crate::wire::frame::Status;
@@ -39,6 +40,10 @@ pub const MAX_CANCEL_ID: usize = 64;
 ///   meanwhile are then handled in order;
 /// * the end of input: the call still runs to its answer, then the loop
 ///   ends as [`serve`](super::serve) does.
+///
+/// A 2025-03-26 batch's async calls are awaited in turn, the batch going
+/// on after each; they are not watched for cancellation (the batch is one
+/// answer).
 ///
 /// **Notifications as they happen.** A handler's progress and log
 /// notifications go into `notes` and are written to `io` whenever the
@@ -363,8 +368,8 @@ impl Staging<'_> {
 
 /// What woke a running call.
 enum Woke<R> {
-    /// The handler finished: the answer's length in the output buffer.
-    Done(usize),
+    /// The handler finished: what it wrote in the output buffer.
+    Done(Finished),
     /// It sent a notification (and is pending).
     Noted,
     /// A read finished.
@@ -392,18 +397,22 @@ where
 {
     // Without `KEEPS`, none as constants: `kept` is a field of this
     // future, which the optimiser does not see through.
-    let (mut waiting, subs) = if KEEPS {
+    let (mut waiting, mut subs) = if KEEPS {
         (kept.waiting, kept.subs)
     } else {
         (None, None)
     };
-    let deferred =
-        match server.handle_or_defer(conn, line, output, None, waiting.as_deref_mut(), subs) {
-            Ok(d) => d,
-            Err(n) => return Ok(n),
-        };
-    let mut id = heapless::Vec::<u8, MAX_CANCEL_ID>::new();
-    let watch = id.extend_from_slice(deferred.id(output)).is_ok();
+    let mut next = match server.handle_or_defer(
+        conn,
+        line,
+        output,
+        None,
+        waiting.as_deref_mut(),
+        subs.as_deref_mut(),
+    ) {
+        Ok(d) => d,
+        Err(n) => return Ok(n),
+    };
     let Call {
         rest,
         filled,
@@ -411,57 +420,85 @@ where
         eof,
     } = call;
     let mut sink = |m: &[u8]| notes.push(m);
-    // The store is left to the call until it is over (this loop runs one
-    // call at a time): a handler that asks waits in it.
-    let finished = {
-        let mut handler = pin!(server.finish_deferred::<KEEPS, _, _>(
-            deferred,
-            line,
-            output,
-            Some(&mut sink),
-            tools,
-            waiting,
-        ));
-        loop {
-            let woke = {
-                let free = rest.get_mut(filled + *read..).unwrap_or(&mut []);
-                let reading = !*eof && !free.is_empty();
-                let mut pending_read = pin!(io.read(free));
-                poll_fn(|cx| {
-                    if let Poll::Ready(answer) = crate::asynch::poll_apart(handler.as_mut(), cx) {
-                        return Poll::Ready(Woke::Done(answer.len));
-                    }
-                    if reading && let Poll::Ready(r) = pending_read.as_mut().poll(cx) {
-                        return Poll::Ready(Woke::Read(r));
-                    }
-                    if !notes.is_empty() {
-                        return Poll::Ready(Woke::Noted);
-                    }
-                    Poll::Pending
-                })
-                .await
+    // Each async handler's call in turn: one, or a batch's (2025-03-26),
+    // each followed by the batch's next elements up to the next.
+    loop {
+        let (deferred, span) = next.with_span();
+        // A call alone is watched for its cancellation; a batch's calls
+        // run to their answers (the batch is one answer).
+        let mut id = heapless::Vec::<u8, MAX_CANCEL_ID>::new();
+        let watch = span.is_none() && id.extend_from_slice(deferred.id(output)).is_ok();
+        // The store is left to the call until it is over (this loop runs
+        // one call at a time): a handler that asks waits in it.
+        let finished = {
+            // A batch element's spans are within the element.
+            let element = match span {
+                Some(span) => line.get_mut(span).unwrap_or(&mut []),
+                None => &mut *line,
             };
-            match woke {
-                Woke::Done(n) => break Some(n),
-                Woke::Noted => notes.flush(io).await?,
-                Woke::Read(Err(e)) => return Err(Error::Read(e)),
-                Woke::Read(Ok(0)) => *eof = true,
-                Woke::Read(Ok(n)) => {
-                    let before = filled + *read;
-                    *read += n;
-                    let seen = rest.get(..filled + *read).unwrap_or(&[]);
-                    if watch && cancels_in(seen, before, &id, server.json_limits()) {
-                        break None;
+            let mut handler = pin!(server.finish_deferred::<KEEPS, _, _>(
+                deferred,
+                element,
+                output,
+                Some(&mut sink),
+                tools,
+                waiting.as_deref_mut(),
+            ));
+            loop {
+                let woke = {
+                    let free = rest.get_mut(filled + *read..).unwrap_or(&mut []);
+                    let reading = !*eof && !free.is_empty();
+                    let mut pending_read = pin!(io.read(free));
+                    poll_fn(|cx| {
+                        if let Poll::Ready(done) = crate::asynch::poll_apart(handler.as_mut(), cx) {
+                            return Poll::Ready(Woke::Done(done));
+                        }
+                        if reading && let Poll::Ready(r) = pending_read.as_mut().poll(cx) {
+                            return Poll::Ready(Woke::Read(r));
+                        }
+                        if !notes.is_empty() {
+                            return Poll::Ready(Woke::Noted);
+                        }
+                        Poll::Pending
+                    })
+                    .await
+                };
+                match woke {
+                    Woke::Done(done) => break Some(done),
+                    Woke::Noted => notes.flush(io).await?,
+                    Woke::Read(Err(e)) => return Err(Error::Read(e)),
+                    Woke::Read(Ok(0)) => *eof = true,
+                    Woke::Read(Ok(n)) => {
+                        let before = filled + *read;
+                        *read += n;
+                        let seen = rest.get(..filled + *read).unwrap_or(&[]);
+                        if watch && cancels_in(seen, before, &id, server.json_limits()) {
+                            break None;
+                        }
                     }
                 }
             }
-        }
-    };
-    // Cancelled: the handler's future is dropped. A call run again keeps
-    // its slot until the cancel notification, read and buffered, is
-    // handled next, in order, and drops it as any waiting call's.
-    notes.flush(io).await?;
-    Ok(finished.unwrap_or(0))
+        };
+        // Cancelled: the handler's future is dropped. A call run again
+        // keeps its slot until the cancel notification, read and buffered,
+        // is handled next, in order, and drops it as any waiting call's.
+        notes.flush(io).await?;
+        let Some(done) = finished else {
+            return Ok(0);
+        };
+        next = match server.after_deferred::<KEEPS>(
+            conn,
+            line,
+            output,
+            done,
+            None,
+            waiting.as_deref_mut(),
+            subs.as_deref_mut(),
+        ) {
+            Ok(next) => next,
+            Err(n) => return Ok(n),
+        };
+    }
 }
 
 /// Whether a complete line of `buffered` that ends at or after `from`
