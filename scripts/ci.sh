@@ -137,7 +137,7 @@ step "interop, roots: the Python and TypeScript SDK clients answer roots/list fr
 cargo build --release --example conformance_fixture
 scripts/interop_roots.sh
 
-step "scale-out: two http_bookshop replicas behind nginx (round-robin, no stickiness) sharing sessions, answers, subscriptions, changes and stock through Redis; the Python (both eras) and TypeScript SDK clients through nginx; a replica killed mid-run (scripts/scaleout.sh)"
+step "scale-out: two http_bookshop replicas behind nginx (round-robin, no stickiness) sharing sessions, answers, subscriptions, changes and stock through Redis; the Python (both eras) and TypeScript SDK clients through nginx; a replica killed mid-run; a rolling restart under load (scripts/scaleout.sh)"
 # nginx and redis-server from Debian's packages (installed when missing),
 # loopback only, stopped on exit; about 40 s once http_bookshop is built.
 scripts/scaleout.sh

@@ -22,6 +22,10 @@
 #   replicas, then one replica killed (SIGKILL) in the middle of the run: the
 #   clients' next requests succeed on the other, and nothing acknowledged is
 #   lost (every `buy` answered before the kill is in the stock after it).
+# - A rolling restart under load: tests/interop/load.py's stateless calls
+#   through nginx while each replica (`--shutdown-s 5`) in turn is taken out
+#   of nginx (a reload), given SIGTERM (it must exit 0), started again and
+#   put back: every request must be answered.
 #
 # nginx answers every response with `X-Replica: $upstream_addr`, which the
 # clients record to show which replica served what. It retries a request on
@@ -115,12 +119,14 @@ done
 redis-cli -p "$REDIS_PORT" ping | grep -q PONG || { echo "scaleout: redis-server did not start" >&2; cat "$DIR/redis.log" >&2; exit 1; }
 REDIS_URL=redis://127.0.0.1:$REDIS_PORT/
 
-# start_replica NAME PORT PAGE_SIZE: http_bookshop on loopback (port 0: a
-# free one); sets PORT_NAME, PID_NAME.
+# start_replica NAME PORT PAGE_SIZE [ARG...]: http_bookshop on loopback
+# (port 0: a free one), with ARGs after REPLICA_ARGS; sets PORT_NAME,
+# PID_NAME.
 start_replica() {
     local name=$1 port=$2 page_size=$3 url=
+    shift 3
     "$BIN" --port "$port" --key-file "$DIR/key" --page-size "$page_size" --redis "$REDIS_URL" \
-        --keep-alive-s 1 ${REPLICA_ARGS:-} 2>>"$DIR/$name.log" &
+        --keep-alive-s 1 ${REPLICA_ARGS:-} "$@" 2>>"$DIR/$name.log" &
     local pid=$!
     pids+=("$pid")
     for _ in $(seq 1 100); do
@@ -141,7 +147,14 @@ start_replica b 0 2
 log "replicas: a on 127.0.0.1:$PORT_a (pid $PID_a), b on 127.0.0.1:$PORT_b (pid $PID_b); redis on 127.0.0.1:$REDIS_PORT"
 
 LB_PORT=$(free_port)
-cat >"$DIR/nginx/nginx.conf" <<EOF
+# write_nginx_conf PORT...: nginx's configuration, round-robin over the
+# replicas on PORTs (a rolling restart takes one out and puts it back).
+write_nginx_conf() {
+    local servers= port
+    for port in "$@"; do
+        servers+="        server 127.0.0.1:$port max_fails=1 fail_timeout=10s;"$'\n'
+    done
+    cat >"$DIR/nginx/nginx.conf" <<EOF
 # Written by scripts/scaleout.sh: loopback only, foreground, files under $DIR/nginx.
 daemon off;
 worker_processes 1;
@@ -159,9 +172,7 @@ http {
     # Round-robin, no stickiness. A replica that refuses a connection is
     # left out for 10 s.
     upstream bookshop {
-        server 127.0.0.1:$PORT_a max_fails=1 fail_timeout=10s;
-        server 127.0.0.1:$PORT_b max_fails=1 fail_timeout=10s;
-    }
+$servers    }
     server {
         listen 127.0.0.1:$LB_PORT;
         location / {
@@ -183,8 +194,11 @@ http {
     }
 }
 EOF
+}
+write_nginx_conf "$PORT_a" "$PORT_b"
 "$NGINX" -p "$DIR/nginx" -c "$DIR/nginx/nginx.conf" &
-pids+=($!)
+NGINX_PID=$!
+pids+=("$NGINX_PID")
 URL=http://127.0.0.1:$LB_PORT/mcp
 for _ in $(seq 1 50); do
     curl -s -m 2 -o /dev/null "http://127.0.0.1:$LB_PORT/health" && break
@@ -230,6 +244,68 @@ run typescript-handshake timeout -k 5 200 "$NODE" tests/interop/ts_client.mjs \
 redis-cli -p "$REDIS_PORT" hset bookshop:stock Dune 3 Neuromancer 1 >/dev/null
 run python-replicas-and-kill timeout -k 5 120 "$venv/bin/python" tests/interop/scaleout.py \
     --url "$URL" --replica "127.0.0.1:$PORT_a=$PID_a" --replica "127.0.0.1:$PORT_b=$PID_b"
+
+# A rolling restart under load, as a deployment does it: each replica in
+# turn is taken out of nginx (a reload: nginx's old worker finishes the
+# requests it has), given SIGTERM (`--shutdown-s 5`: it stops taking
+# clients, finishes what is in flight, and exits 0), started again and put
+# back; meanwhile tests/interop/load.py's stateless calls through nginx must
+# all be answered. (The replicas are first restarted with --shutdown-s: the
+# run above killed one.)
+rolling() {
+    local name other pid_var port_var pid rc waited
+    for name in a b; do
+        pid_var=PID_$name
+        kill "${!pid_var}" 2>/dev/null || true
+        wait "${!pid_var}" 2>/dev/null || true
+    done
+    for name in a b; do
+        port_var=PORT_$name
+        start_replica "$name" "${!port_var}" 0 --delay-ms 20 --shutdown-s 5
+    done
+    rm -f "$DIR/load.stop"
+    "$venv/bin/python" tests/interop/load.py --url "$URL" --stop-file "$DIR/load.stop" \
+        >"$DIR/load.json" 2>&1 &
+    local load=$!
+    sleep 1
+    for name in a b; do
+        [ "$name" = a ] && other=b || other=a
+        pid_var=PID_$name
+        port_var=PORT_$name
+        local other_port_var=PORT_$other
+        write_nginx_conf "${!other_port_var}"
+        kill -HUP "$NGINX_PID"
+        sleep 1.5
+        pid=${!pid_var}
+        kill -TERM "$pid"
+        waited=0
+        while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 100 ]; do
+            sleep 0.1
+            waited=$((waited + 1))
+        done
+        rc=0
+        wait "$pid" 2>/dev/null || rc=$?
+        if [ "$rc" != 0 ]; then
+            echo "replica $name: exit status $rc after SIGTERM (waited $((waited * 100)) ms)"
+            return 1
+        fi
+        echo "replica $name: out of nginx, SIGTERM, exit 0 after $((waited * 100)) ms"
+        start_replica "$name" "${!port_var}" 0 --delay-ms 20 --shutdown-s 5
+        write_nginx_conf "$PORT_a" "$PORT_b"
+        kill -HUP "$NGINX_PID"
+        sleep 1.5
+    done
+    touch "$DIR/load.stop"
+    rc=0
+    wait "$load" || rc=$?
+    echo "load: $(cat "$DIR/load.json")"
+    [ "$rc" = 0 ] || return 1
+    # Both replicas answered (each was back in nginx for a while).
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["replicas"]; sys.exit(0 if len(r) >= 2 else 1)' \
+        "$DIR/load.json" || { echo "load: not served by both replicas"; return 1; }
+    echo "rolling restart: every request answered"
+}
+run rolling-restart rolling
 
 answered=$(awk '{print $4}' "$DIR/nginx/access.log" | sort | uniq -c | tr '\n' ' ')
 log "requests per replica (nginx access log): $answered"
