@@ -239,14 +239,21 @@ fn the_twins_answer_as_serve_answers_the_bookshop() {
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Nothing"}}}"#,
         PING,
     ];
-    let input = lines(&session);
+    as_serve_answers(&session);
+}
+
+/// `session`'s lines through `serve_async_tools` with the twins, in small
+/// reads (so frames arrive while calls run): the lines `serve` writes for
+/// the bookshop. Returns them.
+fn as_serve_answers(session: &[&str]) -> Vec<String> {
+    let input = lines(session);
     let sync = common::serve_with(&SYNC_SHOP, &input, 1024, 4096, 64);
-    // Small reads, so frames arrive while calls run.
     let chunks: Vec<Vec<u8>> = input.chunks(64).map(<[u8]>::to_vec).collect();
     let writes = run(&TWIN_SHOP, &Twins, chunks);
     let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
-    let twins: Vec<&str> = all.lines().collect();
+    let twins: Vec<String> = all.lines().map(str::to_owned).collect();
     assert_eq!(twins, sync);
+    twins
 }
 
 /// A 2025-03-26 batch of async tools' calls: each awaited in turn (its
@@ -264,14 +271,7 @@ fn a_batch_of_async_calls_is_answered_as_serve_answers_it() {
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Nothing"}}}]"#,
     );
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#;
-    let session = [init.as_str(), INITIALIZED, batch, cancel, PING];
-    let input = lines(&session);
-    let sync = common::serve_with(&SYNC_SHOP, &input, 1024, 4096, 64);
-    let chunks: Vec<Vec<u8>> = input.chunks(64).map(<[u8]>::to_vec).collect();
-    let writes = run(&TWIN_SHOP, &Twins, chunks);
-    let all: String = writes.iter().map(|(t, _)| t.as_str()).collect();
-    let twins: Vec<&str> = all.lines().collect();
-    assert_eq!(twins, sync);
+    let twins = as_serve_answers(&[init.as_str(), INITIALIZED, batch, cancel, PING]);
     let answer = twins
         .iter()
         .find(|l| l.starts_with('['))

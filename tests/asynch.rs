@@ -108,22 +108,34 @@ fn modern_calls() -> Vec<String> {
 type Answers = Vec<(String, Vec<String>)>;
 
 fn both(lines: &[String]) -> (Answers, Answers) {
+    both_with(lines, 8192, true)
+}
+
+/// [`both`] with an output buffer of `out_cap` bytes, and with the sink
+/// (`handle_with`, `handle_async_with`) or without (`handle`,
+/// `handle_async`: the notifications come first in the output).
+fn both_with(lines: &[String], out_cap: usize, with_sink: bool) -> (Answers, Answers) {
     let run = |twins: bool| {
         let mut conn = Connection::new();
-        let mut out = vec![0u8; 8192];
+        let mut out = vec![0u8; out_cap];
         lines
             .iter()
             .map(|line| {
                 let mut frame = line.clone().into_bytes();
                 let mut seen: Vec<String> = Vec::new();
                 let mut sink = |m: &[u8]| seen.push(String::from_utf8(m.to_vec()).unwrap());
-                let n = if twins {
-                    block_on(
+                let n = match (twins, with_sink) {
+                    (true, true) => block_on(
                         TWIN_SHOP
                             .handle_async_with(&mut conn, &mut frame, &mut out, &mut sink, &Twins),
-                    )
-                } else {
-                    SYNC_SHOP.handle_with(&mut conn, &mut frame, &mut out, &mut sink)
+                    ),
+                    (true, false) => {
+                        block_on(TWIN_SHOP.handle_async(&mut conn, &mut frame, &mut out, &Twins))
+                    }
+                    (false, true) => {
+                        SYNC_SHOP.handle_with(&mut conn, &mut frame, &mut out, &mut sink)
+                    }
+                    (false, false) => SYNC_SHOP.handle(&mut conn, &mut frame, &mut out),
                 };
                 (String::from_utf8(out[..n].to_vec()).unwrap(), seen)
             })
@@ -185,34 +197,8 @@ fn batches_await_their_async_calls_in_turn() {
         call(34, "get_author", r#"{"title":"Nothing"}"#),
         r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}"#,
     ));
-    let run = |twins: bool, with_sink: bool| {
-        let mut conn = Connection::new();
-        let mut out = vec![0u8; 64 * 1024];
-        lines
-            .iter()
-            .map(|line| {
-                let mut frame = line.clone().into_bytes();
-                let mut seen: Vec<String> = Vec::new();
-                let mut sink = |m: &[u8]| seen.push(String::from_utf8(m.to_vec()).unwrap());
-                let n = match (twins, with_sink) {
-                    (true, true) => block_on(
-                        TWIN_SHOP
-                            .handle_async_with(&mut conn, &mut frame, &mut out, &mut sink, &Twins),
-                    ),
-                    (true, false) => {
-                        block_on(TWIN_SHOP.handle_async(&mut conn, &mut frame, &mut out, &Twins))
-                    }
-                    (false, true) => {
-                        SYNC_SHOP.handle_with(&mut conn, &mut frame, &mut out, &mut sink)
-                    }
-                    (false, false) => SYNC_SHOP.handle(&mut conn, &mut frame, &mut out),
-                };
-                (String::from_utf8(out[..n].to_vec()).unwrap(), seen)
-            })
-            .collect::<Vec<_>>()
-    };
     for with_sink in [true, false] {
-        let (sync, twins) = (run(false, with_sink), run(true, with_sink));
+        let (sync, twins) = both_with(&lines, 64 * 1024, with_sink);
         for (i, (s, t)) in sync.iter().zip(&twins).enumerate() {
             assert_eq!(s, t, "sink {with_sink}, line {i}: {}", lines[i]);
         }
