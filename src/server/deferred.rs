@@ -425,10 +425,10 @@ impl<S> Server<'_, S> {
         }
     }
 
-    /// After phase 2 of a call (`done`, in `out`): its answer finished (`Err`: the output's length), or,
-    /// in a batch (2025-03-26), the batch's next elements answered in turn
-    /// up to its `]` (`Err`), or to its next async handler's call (`Ok`:
-    /// its record, for phase 2 again). `frame` is the whole frame, as
+    /// After phase 2 of a call (`done`, in `out`): its answer finished
+    /// (`Err`: the output's length), or, in a batch (2025-03-26), the
+    /// batch's next elements answered in turn up to its `]` (`Err`), or to
+    /// its next async handler's call (`Ok`: its record, for phase 2 again). `frame` is the whole frame, as
     /// phase 1 was given it; `notify`, `waiting` and `subs` as phase 1's.
     /// `KEEPS`: whether `waiting` and `subs` may be given (a constant, as
     /// `finish_deferred`'s `PARKS`: a caller that never gives them links
