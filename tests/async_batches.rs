@@ -154,3 +154,27 @@ fn the_property_reaches_real_answers_and_the_overflow() {
     assert_eq!(sync, twins);
     assert!(twins.contains("batch response exceeds"), "{twins}");
 }
+
+/// A batch whose answers stop fitting after an async call: the call's
+/// answer takes what room there is (its own `-32603` when its result does
+/// not fit), the element after it has no room to start and is not run (a
+/// `buy` there leaves the stock as it was), and the batch is the one
+/// error, as the sync bookshop answers it.
+#[test]
+fn a_batch_out_of_room_after_an_async_call_runs_nothing_more() {
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for shop in [&SYNC_SHOP, &TWIN_SHOP] {
+        while shop.state().restock() {}
+    }
+    let before = stocks();
+    // `resources/read books://catalog` (async in the twins), then `buy
+    // Neuromancer`, in 160 bytes.
+    let (read, buy) = (16, 8);
+    assert!(ELEMENTS[read].contains("books://catalog") && ELEMENTS[buy].contains("buy"));
+    let (batch, sync, twins) = answer(&[(read, 0), (buy, 0)], 160, false);
+    assert_eq!(sync, twins, "{batch}");
+    assert!(twins.contains("batch response exceeds"), "{twins}");
+    assert_eq!(stocks(), before, "the buy with no room ran");
+}
