@@ -617,6 +617,10 @@ impl<'a, S> Http<'a, S> {
             let subscribing = view.method.is_some_and(|m| {
                 m.eq_str("resources/subscribe") || m.eq_str("resources/unsubscribe")
             });
+            // A batch's async calls are not deferred: going on after one
+            // would take the session again after its handler. They are
+            // answered `-32603`, as where no one awaits handlers.
+            let defer = if view.object { defer } else { None };
             return self.handshake(
                 sessions,
                 random,
@@ -860,10 +864,6 @@ impl<'a, S> Http<'a, S> {
         }
         let mut waiting_view = waiting.map(|w| w.view_for(id.0, now));
         let mut slot = None;
-        // A batch's async calls are not deferred here: going on after one
-        // would take the session again after its handler. They are
-        // answered `-32603`, as where no one awaits handlers.
-        let batch = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
         let answer = self.server.handle_outlined(
             &mut conn,
             body,
@@ -874,7 +874,7 @@ impl<'a, S> Http<'a, S> {
             subs.as_mut(),
             Origin::Alone,
             None,
-            (defer.is_some() && !batch).then_some(&mut slot),
+            defer.is_some().then_some(&mut slot),
         );
         sessions.save(&id, conn, now);
         if let (Some(call), Some(defer)) = (slot, defer) {

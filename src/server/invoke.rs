@@ -176,8 +176,9 @@ impl Deferred {
 
 /// The one decision for an async handler's call: recorded in the caller's
 /// slot (then `Wrote::Deferred`: the answer is open for
-/// `Server::handle_async` to finish), or `-32603` where no one awaits
-/// handlers (a plain `handle`, a batch). `what` names what is async
+/// `Server::handle_async` to finish; in a batch, with where the batch goes
+/// on), or `-32603` where no one awaits handlers (a plain `handle`, a batch
+/// over HTTP). `what` names what is async
 /// (`tool get_author`).
 #[cfg(feature = "async-handlers")]
 pub(super) fn defer(
