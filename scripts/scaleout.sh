@@ -141,6 +141,15 @@ start_replica() {
     printf -v "PORT_$name" '%s' "${port%/mcp}"
     printf -v "PID_$name" '%s' "$pid"
 }
+# restart_replica NAME PAGE_SIZE [ARG...]: stop replica NAME (if it still
+# runs) and start it again on its port.
+restart_replica() {
+    local name=$1 pid_var=PID_$1 port_var=PORT_$1
+    shift
+    kill "${!pid_var}" 2>/dev/null || true
+    wait "${!pid_var}" 2>/dev/null || true
+    start_replica "$name" "${!port_var}" "$@"
+}
 # List pages of 2 items: cursors travel between the replicas.
 start_replica a 0 2
 start_replica b 0 2
@@ -229,11 +238,7 @@ run python-handshake timeout -k 5 240 "$venv/bin/python" tests/interop/test_http
 # The TypeScript client expects whole lists: both replicas restarted, on the
 # same ports, without --page-size (sessions are in Redis: they outlive it).
 for name in a b; do
-    pid_var=PID_$name
-    port_var=PORT_$name
-    kill "${!pid_var}"
-    wait "${!pid_var}" 2>/dev/null || true
-    start_replica "$name" "${!port_var}" 0
+    restart_replica "$name" 0
 done
 log "replicas restarted without --page-size: a pid $PID_a, b pid $PID_b"
 run typescript-handshake timeout -k 5 200 "$NODE" tests/interop/ts_client.mjs \
@@ -252,16 +257,17 @@ run python-replicas-and-kill timeout -k 5 120 "$venv/bin/python" tests/interop/s
 # back; meanwhile tests/interop/load.py's stateless calls through nginx must
 # all be answered. (The replicas are first restarted with --shutdown-s: the
 # run above killed one.)
+# reload_nginx PORT...: nginx over the replicas on PORTs from now on (its
+# old worker finishes the requests it has; 1.5 s is left for that).
+reload_nginx() {
+    write_nginx_conf "$@"
+    kill -HUP "$NGINX_PID"
+    sleep 1.5
+}
 rolling() {
-    local name other pid_var port_var pid rc waited
+    local name other pid_var pid rc waited
     for name in a b; do
-        pid_var=PID_$name
-        kill "${!pid_var}" 2>/dev/null || true
-        wait "${!pid_var}" 2>/dev/null || true
-    done
-    for name in a b; do
-        port_var=PORT_$name
-        start_replica "$name" "${!port_var}" 0 --delay-ms 20 --shutdown-s 5
+        restart_replica "$name" 0 --delay-ms 20 --shutdown-s 5
     done
     rm -f "$DIR/load.stop"
     "$venv/bin/python" tests/interop/load.py --url "$URL" --stop-file "$DIR/load.stop" \
@@ -271,11 +277,8 @@ rolling() {
     for name in a b; do
         [ "$name" = a ] && other=b || other=a
         pid_var=PID_$name
-        port_var=PORT_$name
         local other_port_var=PORT_$other
-        write_nginx_conf "${!other_port_var}"
-        kill -HUP "$NGINX_PID"
-        sleep 1.5
+        reload_nginx "${!other_port_var}"
         pid=${!pid_var}
         kill -TERM "$pid"
         waited=0
@@ -290,10 +293,8 @@ rolling() {
             return 1
         fi
         echo "replica $name: out of nginx, SIGTERM, exit 0 after $((waited * 100)) ms"
-        start_replica "$name" "${!port_var}" 0 --delay-ms 20 --shutdown-s 5
-        write_nginx_conf "$PORT_a" "$PORT_b"
-        kill -HUP "$NGINX_PID"
-        sleep 1.5
+        restart_replica "$name" 0 --delay-ms 20 --shutdown-s 5
+        reload_nginx "$PORT_a" "$PORT_b"
     done
     touch "$DIR/load.stop"
     rc=0
